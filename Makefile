@@ -1,0 +1,31 @@
+# The two commands of the README: `make demo` and `make test`. Both install missing Debian packages first.
+JOBS ?= $(shell nproc)
+BUILD ?= build/release
+ASAN_BUILD ?= build/asan
+CMAKE_FLAGS ?=
+
+.PHONY: deps build demo test test-release test-asan clean
+
+deps:
+	@bash scripts/install_deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/pprun examples/fig1_branch.vnt --seed 1
+
+test-release: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DVNT_SANITIZE=address,undefined \
+	  -DVNT_STAT_TESTS=OFF -DVNT_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE stat
+
+test: test-release test-asan
+
+clean:
+	rm -rf build

@@ -1,0 +1,3 @@
+grammar Vnt;
+program : EOF ;
+WS : [ \t\r\n]+ -> skip ;

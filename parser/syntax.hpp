@@ -1,0 +1,52 @@
+// The parser's output: plain syntax trees with spans. No ANTLR types leak out of parser/*.cpp.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/source_span.hpp"
+
+namespace vnt::parser {
+
+struct Syntax {
+  enum class Kind {
+    kNumber,  // 1, -2.5, 1e-3
+    kBool,    // true, false
+    kString,  // "text" (escapes \" \\ \n \t resolved)
+    kSymbol,  // x, +, <=, make_csp
+    kParam,   // {name}: an external parameter; `text` is the name
+    kQuote,   // 'x : items[0] is the quoted datum
+    kList,    // (a b c)
+  };
+  Kind kind = Kind::kList;
+  double number = 0;
+  bool boolean = false;
+  std::string text;
+  std::vector<Syntax> items;
+  SourceSpan span;
+};
+
+/// One bracketed directive: optional `label:`, then `[keyword args...]`.
+struct DirectiveSyntax {
+  std::string label;          // empty if none
+  SourceSpan label_span;
+  std::string keyword;        // assume, observe, predict, infer, sample, forget, ... (not validated here)
+  SourceSpan keyword_span;
+  std::vector<Syntax> args;
+  SourceSpan span;            // the whole directive including the label
+};
+
+/// Parses a whole program (directives and `;` comments). Throws vnt::Error (kSyntax) with a span
+/// on the first error; the message says what was expected and what was found.
+std::vector<DirectiveSyntax> parse_program(const std::shared_ptr<const SourceFile>& file);
+
+/// Parses exactly one expression (used by the embedding API and the inference language).
+Syntax parse_expression(const std::shared_ptr<const SourceFile>& file);
+
+/// The exact source text a span covers (for column names such as `(lookup w 0)`).
+std::string span_text(const SourceSpan& span);
+
+}  // namespace vnt::parser

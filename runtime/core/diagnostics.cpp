@@ -1,0 +1,56 @@
+// One renderer for every error the runtime reports.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/core/diagnostics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+
+namespace vnt {
+namespace {
+
+std::string_view source_line(const SourceFile& file, uint32_t line) {
+  std::string_view text = file.text;
+  for (uint32_t l = 1; l < line; ++l) {
+    size_t nl = text.find('\n');
+    if (nl == std::string_view::npos) return {};
+    text.remove_prefix(nl + 1);
+  }
+  return text.substr(0, text.find('\n'));
+}
+
+}  // namespace
+
+std::string span_location(const SourceSpan& span) {
+  if (!span.known()) return {};
+  return fmt::format("{}:{}:{}", span.file->name, span.line, span.col);
+}
+
+std::string render_error_line(const Error& e) {
+  if (!e.has_span()) return fmt::format("error: {}", e.message());
+  return fmt::format("{}: error: {}", span_location(e.span()), e.message());
+}
+
+std::string render_error(const Error& e) {
+  std::string out = render_error_line(e);
+  out += '\n';
+  if (e.has_span()) {
+    const SourceSpan& s = e.span();
+    std::string_view line = source_line(*s.file, s.line);
+    if (!line.empty() && s.col <= line.size() + 1) {
+      std::string num = fmt::format("{:>5}", s.line);
+      out += fmt::format("{} | {}\n", num, line);
+      size_t width = 1;
+      if (s.end_line == s.line && s.end_col > s.col) width = s.end_col - s.col;
+      width = std::min(width, line.size() + 1 - (s.col - 1));
+      std::string marker(std::max<size_t>(width, 1), '~');
+      marker[0] = '^';
+      out += fmt::format("{} | {}{}\n", std::string(num.size(), ' '), std::string(s.col - 1, ' '), marker);
+    }
+  }
+  for (const std::string& f : e.frames()) out += fmt::format("  {}\n", f);
+  return out;
+}
+
+}  // namespace vnt

@@ -1,0 +1,32 @@
+// Parameter domain checks.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/sp/param_spec.hpp"
+
+namespace vnt {
+
+std::string_view domain_requirement(Domain d) {
+  switch (d) {
+    case Domain::kReal: return "must be a finite number";
+    case Domain::kPositive: return "must be positive";
+    case Domain::kNonNegative: return "must be non-negative";
+    case Domain::kProbability: return "must be in [0, 1]";
+    case Domain::kPositiveInteger: return "must be a positive integer";
+    case Domain::kNonNegativeInteger: return "must be a non-negative integer";
+  }
+  return "is invalid";
+}
+
+bool in_domain(Domain d, double x) {
+  if (!std::isfinite(x)) return false;
+  switch (d) {
+    case Domain::kReal: return true;
+    case Domain::kPositive: return x > 0;
+    case Domain::kNonNegative: return x >= 0;
+    case Domain::kProbability: return x >= 0 && x <= 1;
+    case Domain::kPositiveInteger: return x >= 1 && x == std::floor(x);
+    case Domain::kNonNegativeInteger: return x >= 0 && x == std::floor(x);
+  }
+  return false;
+}
+
+}  // namespace vnt

@@ -1,0 +1,46 @@
+// Declared parameter domains and supports, so argument checks and messages are uniform across distributions.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+namespace vnt {
+
+enum class Domain {
+  kReal,            // finite real
+  kPositive,        // > 0
+  kNonNegative,     // >= 0
+  kProbability,     // in [0, 1]
+  kPositiveInteger, // integer >= 1
+  kNonNegativeInteger,
+};
+
+/// "must be positive", "must be in [0, 1]", ...
+std::string_view domain_requirement(Domain d);
+bool in_domain(Domain d, double x);
+
+struct ParamSpec {
+  std::string_view name;
+  Domain domain;
+  double default_value = std::numeric_limits<double>::quiet_NaN();  // NaN: required
+};
+
+/// What a distribution's outputs are; decides how values are converted and what drift may do.
+enum class Support {
+  kReal,
+  kPositiveReal,
+  kUnitInterval,      // [0, 1]
+  kInterval,          // [lo, hi] given by parameters; the distribution checks it in log_density
+  kNonNegativeInteger,
+  kBinary,            // 0 or 1 as numbers
+  kBoolean,           // true or false
+};
+
+inline bool support_is_real(Support s) {
+  return s == Support::kReal || s == Support::kPositiveReal || s == Support::kUnitInterval ||
+         s == Support::kInterval;
+}
+
+}  // namespace vnt

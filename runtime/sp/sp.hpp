@@ -1,0 +1,79 @@
+// Stochastic procedures: simulate, log density, absorbing, and auxiliary state for exchangeable coupling.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/rng.hpp"
+#include "runtime/sp/args.hpp"
+#include "runtime/value/value.hpp"
+
+namespace vnt {
+
+inline constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+/// Mutable state shared by all applications of a made SP (e.g. the counts of a collapsed coin).
+class SpAux {
+ public:
+  virtual ~SpAux() = default;
+  virtual std::unique_ptr<SpAux> clone() const = 0;
+  virtual bool equals(const SpAux& other) const = 0;
+  virtual std::string to_string() const = 0;
+};
+
+/// A primitive stochastic (or deterministic) procedure. Stateless: per-application state lives in the trace,
+/// shared state of made SPs in their SpAux. SPs throw vnt::Error without a position; the trace adds it.
+class Sp {
+ public:
+  virtual ~Sp() = default;
+
+  virtual std::string_view name() const = 0;
+  /// Random SPs are random choices in the trace and can be proposed to.
+  virtual bool is_random() const { return false; }
+  /// Draws (random) or computes (deterministic) the output. Checks arity, types and parameter domains:
+  /// throws kArity, kType or kDomain.
+  virtual Value simulate(const Args& args, Rng& rng) const = 0;
+  /// log p(x | args). Returns -inf outside the support or for parameters outside their domain;
+  /// throws kArity/kType for malformed arguments.
+  virtual double log_density(const Value& /*x*/, const Args& /*args*/) const { return 0.0; }
+  /// Whether an application keeps its output and only re-scores it when operand `index` changes.
+  virtual bool can_absorb(size_t /*index*/) const { return is_random(); }
+  /// Whether outputs are reals (numbers or vectors of reals), so a Gaussian drift proposal applies.
+  virtual bool real_valued() const { return false; }
+  /// The finite support given these arguments, for enumerative Gibbs; nullopt if not enumerable.
+  virtual std::optional<std::vector<Value>> enumerate(const Args& /*args*/) const { return std::nullopt; }
+  /// Adds/removes one output to/from the made SP's auxiliary state (args.aux()).
+  virtual void incorporate(const Value& /*x*/, const Args& /*args*/) const {}
+  virtual void unincorporate(const Value& /*x*/, const Args& /*args*/) const {}
+};
+
+/// A primitive or made SP as a first-class value. A made SP owns its auxiliary state.
+class SpProcedure final : public Procedure {
+ public:
+  explicit SpProcedure(std::shared_ptr<const Sp> sp, std::unique_ptr<SpAux> aux = nullptr)
+      : Procedure(Kind::kPrimitive), sp_(std::move(sp)), aux_(std::move(aux)) {}
+
+  std::string_view name() const override { return sp_->name(); }
+  const Sp& sp() const { return *sp_; }
+  SpAux* aux() const { return aux_.get(); }
+
+ private:
+  std::shared_ptr<const Sp> sp_;
+  std::unique_ptr<SpAux> aux_;
+};
+
+/// Wraps an SP (and optional aux) as a procedure value.
+inline Value make_procedure(std::shared_ptr<const Sp> sp, std::unique_ptr<SpAux> aux = nullptr) {
+  return ProcPtr(std::make_shared<SpProcedure>(std::move(sp), std::move(aux)));
+}
+
+/// Throws kArity unless lo <= args.size() <= hi: "normal: expected 2 arguments, got 3".
+void check_arity(std::string_view name, const Args& args, size_t lo, size_t hi);
+inline void check_arity(std::string_view name, const Args& args, size_t n) { check_arity(name, args, n, n); }
+
+}  // namespace vnt

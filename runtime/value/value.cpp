@@ -1,0 +1,143 @@
+// Construction, printing, equality and hashing of values.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/value/value.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+
+namespace vnt {
+
+Value make_symbol(std::string_view name) { return Symbol{std::make_shared<const std::string>(name)}; }
+Value make_string(std::string s) { return std::make_shared<const std::string>(std::move(s)); }
+Value make_list(std::vector<Value> items) { return std::make_shared<const List>(List{std::move(items)}); }
+Value make_vector(Eigen::VectorXd v) { return std::make_shared<const Eigen::VectorXd>(std::move(v)); }
+Value make_matrix(Eigen::MatrixXd m) { return std::make_shared<const Eigen::MatrixXd>(std::move(m)); }
+
+std::string_view kind_name(const Value& v) {
+  switch (v.index()) {
+    case 0: return "nil";
+    case 1: return "a boolean";
+    case 2: return "a number";
+    case 3: return "a symbol";
+    case 4: return "a string";
+    case 5: return "a list";
+    case 6: return "a vector";
+    case 7: return "a matrix";
+    case 8: return "a procedure";
+  }
+  return "a value";
+}
+
+namespace {
+
+std::string number_to_string(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (x == std::floor(x) && std::fabs(x) < 1e15) return fmt::format("{}", static_cast<long long>(x));
+  return fmt::format("{}", x);
+}
+
+}  // namespace
+
+std::string to_string(const Value& v) {
+  struct Printer {
+    std::string operator()(const Nil&) const { return "nil"; }
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(double x) const { return number_to_string(x); }
+    std::string operator()(const Symbol& s) const { return std::string(s.str()); }
+    std::string operator()(const StringPtr& s) const { return fmt::format("\"{}\"", *s); }
+    std::string operator()(const ListPtr& l) const {
+      std::string out = "(";
+      for (size_t i = 0; i < l->items.size(); ++i) out += (i ? " " : "") + to_string(l->items[i]);
+      return out + ")";
+    }
+    std::string operator()(const VectorPtr& p) const {
+      std::string out = "[";
+      for (Eigen::Index i = 0; i < p->size(); ++i) out += (i ? " " : "") + number_to_string((*p)[i]);
+      return out + "]";
+    }
+    std::string operator()(const MatrixPtr& m) const {
+      std::string out = "[";
+      for (Eigen::Index r = 0; r < m->rows(); ++r) {
+        out += r ? " [" : "[";
+        for (Eigen::Index c = 0; c < m->cols(); ++c) out += (c ? " " : "") + number_to_string((*m)(r, c));
+        out += "]";
+      }
+      return out + "]";
+    }
+    std::string operator()(const ProcPtr& p) const { return fmt::format("<procedure {}>", p->name()); }
+  };
+  return std::visit(Printer{}, v);
+}
+
+bool values_equal(const Value& a, const Value& b) {
+  if (a.index() != b.index()) return false;
+  switch (a.index()) {
+    case 0: return true;
+    case 1: return std::get<bool>(a) == std::get<bool>(b);
+    case 2: return std::get<double>(a) == std::get<double>(b);
+    case 3: return std::get<Symbol>(a).str() == std::get<Symbol>(b).str();
+    case 4: return *std::get<StringPtr>(a) == *std::get<StringPtr>(b);
+    case 5: {
+      const auto& x = std::get<ListPtr>(a)->items;
+      const auto& y = std::get<ListPtr>(b)->items;
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i)
+        if (!values_equal(x[i], y[i])) return false;
+      return true;
+    }
+    case 6: {
+      const auto& x = *std::get<VectorPtr>(a);
+      const auto& y = *std::get<VectorPtr>(b);
+      return x.size() == y.size() && x == y;
+    }
+    case 7: {
+      const auto& x = *std::get<MatrixPtr>(a);
+      const auto& y = *std::get<MatrixPtr>(b);
+      return x.rows() == y.rows() && x.cols() == y.cols() && x == y;
+    }
+    case 8: return std::get<ProcPtr>(a) == std::get<ProcPtr>(b);
+  }
+  return false;
+}
+
+namespace {
+
+size_t mix(size_t h, size_t x) { return h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+size_t hash_double(double x) { return std::hash<double>()(x == 0.0 ? 0.0 : x); }
+
+}  // namespace
+
+size_t value_hash(const Value& v) {
+  size_t h = v.index();
+  switch (v.index()) {
+    case 1: return mix(h, std::get<bool>(v));
+    case 2: return mix(h, hash_double(std::get<double>(v)));
+    case 3: return mix(h, std::hash<std::string_view>()(std::get<Symbol>(v).str()));
+    case 4: return mix(h, std::hash<std::string>()(*std::get<StringPtr>(v)));
+    case 5:
+      for (const Value& x : std::get<ListPtr>(v)->items) h = mix(h, value_hash(x));
+      return h;
+    case 6:
+      for (double x : *std::get<VectorPtr>(v)) h = mix(h, hash_double(x));
+      return h;
+    case 7: {
+      const auto& m = *std::get<MatrixPtr>(v);
+      for (Eigen::Index i = 0; i < m.size(); ++i) h = mix(h, hash_double(m.data()[i]));
+      return h;
+    }
+    case 8: return mix(h, std::hash<const void*>()(std::get<ProcPtr>(v).get()));
+  }
+  return h;
+}
+
+bool truthy(const Value& v) {
+  if (is_bool(v)) return std::get<bool>(v);
+  if (is_nil(v)) return false;
+  if (is_number(v)) return std::get<double>(v) != 0.0;
+  return true;
+}
+
+}  // namespace vnt

@@ -1,0 +1,4 @@
+// The doctest entry point shared by every test executable.
+// SPDX-License-Identifier: Apache-2.0
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
