@@ -1,0 +1,90 @@
+// Matrices of reals (Eigen::MatrixXd): construction from rows, identity and diagonal, transpose, products, indexing.
+// SPDX-License-Identifier: Apache-2.0
+#include <fmt/format.h>
+
+#include "runtime/sp/registry.hpp"
+#include "stdlib/support/deterministic.hpp"
+
+namespace vnt::stdlib {
+namespace {
+
+// (matrix (vector 1 2) (vector 3 4)): each operand is a row; all rows must have the size of the first.
+Value from_rows(const Call& c) {
+  const Eigen::Index cols = c.vector(0).size();
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(c.size()), cols);
+  for (size_t i = 0; i < c.size(); ++i) {
+    const Eigen::VectorXd& row = c.vector(i);
+    if (row.size() != cols) c.fail_sizes(i, row.size(), 0, cols);
+    m.row(static_cast<Eigen::Index>(i)) = row.transpose();
+  }
+  return make_matrix(std::move(m));
+}
+
+Value identity(const Call& c) {
+  Eigen::Index n = c.index(0);
+  return make_matrix(Eigen::MatrixXd::Identity(n, n));
+}
+
+Value diagonal(const Call& c) { return make_matrix(c.vector(0).asDiagonal()); }
+
+// matrix × matrix gives a matrix, matrix × vector a vector; the inner dimensions must agree.
+Value multiply(const Call& c) {
+  const Eigen::MatrixXd& a = c.matrix(0);
+  if (is_vector(c[1])) {
+    const Eigen::VectorXd& x = c.vector(1);
+    if (x.size() != a.cols())
+      raise(ErrorKind::kDomain, "matrix_mul: argument 2 has size {}, but argument 1 has {} columns", x.size(),
+            a.cols());
+    return make_vector(a * x);
+  }
+  if (!is_matrix(c[1])) c.fail_type(1, "a matrix or vector");
+  const Eigen::MatrixXd& b = c.matrix(1);
+  if (b.rows() != a.cols())
+    raise(ErrorKind::kDomain, "matrix_mul: argument 2 has {} rows, but argument 1 has {} columns", b.rows(),
+          a.cols());
+  return make_matrix(a * b);
+}
+
+// Row and column indices are 0-based, like lookup.
+Eigen::Index row_index(const Call& c, size_t i, const Eigen::MatrixXd& m) {
+  int64_t r = c.index(i);
+  if (r >= m.rows()) c.fail_range(r, fmt::format("a matrix with {} rows", m.rows()));
+  return r;
+}
+
+Eigen::Index col_index(const Call& c, size_t i, const Eigen::MatrixXd& m) {
+  int64_t k = c.index(i);
+  if (k >= m.cols()) c.fail_range(k, fmt::format("a matrix with {} columns", m.cols()));
+  return k;
+}
+
+Value row(const Call& c) {
+  const Eigen::MatrixXd& m = c.matrix(0);
+  return make_vector(m.row(row_index(c, 1, m)).transpose());
+}
+
+Value col(const Call& c) {
+  const Eigen::MatrixXd& m = c.matrix(0);
+  return make_vector(m.col(col_index(c, 1, m)));
+}
+
+Value entry(const Call& c) {
+  const Eigen::MatrixXd& m = c.matrix(0);
+  Eigen::Index i = row_index(c, 1, m);
+  return m(i, col_index(c, 2, m));
+}
+
+}  // namespace
+
+void register_matrix(SpRegistry& r) {
+  r.add(make_function_sp("matrix", 1, kVariadic, from_rows));
+  r.add(make_function_sp("id_matrix", 1, 1, identity));
+  r.add(make_function_sp("diag_matrix", 1, 1, diagonal));
+  r.add(make_function_sp("transpose", 1, 1, [](const Call& c) { return make_matrix(c.matrix(0).transpose()); }));
+  r.add(make_function_sp("matrix_mul", 2, 2, multiply));
+  r.add(make_function_sp("row", 2, 2, row));
+  r.add(make_function_sp("col", 2, 2, col));
+  r.add(make_function_sp("mat_lookup", 3, 3, entry));
+}
+
+}  // namespace vnt::stdlib

@@ -1,0 +1,127 @@
+// Vectors of reals (Eigen::VectorXd): construction, indexing, size, dot products, sums and concatenation.
+// SPDX-License-Identifier: Apache-2.0
+#include <fmt/format.h>
+
+#include "runtime/sp/registry.hpp"
+#include "stdlib/support/deterministic.hpp"
+
+namespace vnt::stdlib {
+namespace {
+
+Value make(const Call& c) {
+  Eigen::VectorXd v(static_cast<Eigen::Index>(c.size()));
+  for (size_t i = 0; i < c.size(); ++i) v[static_cast<Eigen::Index>(i)] = c.number(i);
+  return make_vector(std::move(v));
+}
+
+// Indices are 0-based. A matrix is indexed by row, giving the row as a vector.
+Value lookup(const Call& c) {
+  const Value& coll = c[0];
+  if (is_vector(coll)) {
+    const Eigen::VectorXd& v = c.vector(0);
+    int64_t i = c.index(1);
+    if (i >= v.size()) c.fail_range(i, fmt::format("a vector of size {}", v.size()));
+    return v[i];
+  }
+  if (is_list(coll)) {
+    const List& l = c.list(0);
+    int64_t i = c.index(1);
+    if (static_cast<uint64_t>(i) >= l.items.size()) c.fail_range(i, fmt::format("a list of size {}", l.items.size()));
+    return l.items[static_cast<size_t>(i)];
+  }
+  if (is_matrix(coll)) {
+    const Eigen::MatrixXd& m = c.matrix(0);
+    int64_t i = c.index(1);
+    if (i >= m.rows()) c.fail_range(i, fmt::format("a matrix with {} rows", m.rows()));
+    return make_vector(m.row(i).transpose());
+  }
+  c.fail_type(0, "a vector, list or matrix");
+}
+
+Value size(const Call& c) {
+  const Value& v = c[0];
+  if (auto* p = std::get_if<VectorPtr>(&v)) return static_cast<double>((*p)->size());
+  if (auto* l = std::get_if<ListPtr>(&v)) return static_cast<double>((*l)->items.size());
+  if (auto* s = std::get_if<StringPtr>(&v)) return static_cast<double>((*s)->size());
+  c.fail_type(0, "a vector, list or string");
+}
+
+Value dot(const Call& c) {
+  const Eigen::VectorXd& a = c.vector(0);
+  const Eigen::VectorXd& b = c.vector(1);
+  if (a.size() != b.size()) c.fail_sizes(1, b.size(), 0, a.size());
+  return a.dot(b);
+}
+
+Value mean(const Call& c) {
+  const Eigen::VectorXd& v = c.vector(0);
+  if (v.size() == 0) c.fail_domain(0, "must be non-empty");
+  return v.mean();
+}
+
+Value filled(const Call& c, double x) {
+  return make_vector(Eigen::VectorXd::Constant(c.index(0), x));
+}
+
+// n evenly spaced points from a to b inclusive (n = 1 gives [a]); the last point is exactly b.
+Value linspace(const Call& c) {
+  double a = c.number(0);
+  double b = c.number(1);
+  Eigen::Index n = c.index(2);
+  Eigen::VectorXd v(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    v[i] = i + 1 == n && n > 1 ? b : a + (b - a) * static_cast<double>(i) / static_cast<double>(n - 1);
+  return make_vector(std::move(v));
+}
+
+// (append v x) adds a number to a vector, or any value to a list.
+Value append(const Call& c) {
+  if (is_list(c[0])) {
+    std::vector<Value> items = c.list(0).items;
+    items.push_back(c[1]);
+    return make_list(std::move(items));
+  }
+  if (!is_vector(c[0])) c.fail_type(0, "a vector or list");
+  const Eigen::VectorXd& v = c.vector(0);
+  Eigen::VectorXd out(v.size() + 1);
+  out << v, c.number(1);
+  return make_vector(std::move(out));
+}
+
+// Concatenates vectors (or lists, when the first operand is a list); no operands give the empty vector.
+Value concat(const Call& c) {
+  if (c.size() > 0 && is_list(c[0])) {
+    std::vector<Value> items;
+    for (size_t i = 0; i < c.size(); ++i)
+      for (const Value& x : c.list(i).items) items.push_back(x);
+    return make_list(std::move(items));
+  }
+  Eigen::Index n = 0;
+  for (size_t i = 0; i < c.size(); ++i) n += c.vector(i).size();
+  Eigen::VectorXd out(n);
+  Eigen::Index at = 0;
+  for (size_t i = 0; i < c.size(); ++i) {
+    const Eigen::VectorXd& v = c.vector(i);
+    out.segment(at, v.size()) = v;
+    at += v.size();
+  }
+  return make_vector(std::move(out));
+}
+
+}  // namespace
+
+void register_vector(SpRegistry& r) {
+  r.add(make_function_sp("vector", 0, kVariadic, make));
+  r.add(make_function_sp("lookup", 2, 2, lookup));
+  r.add(make_function_sp("size", 1, 1, size));
+  r.add(make_function_sp("dot", 2, 2, dot));
+  r.add(make_function_sp("sum", 1, 1, [](const Call& c) { return Value(c.vector(0).sum()); }));
+  r.add(make_function_sp("mean", 1, 1, mean));
+  r.add(make_function_sp("zeros", 1, 1, [](const Call& c) { return filled(c, 0.0); }));
+  r.add(make_function_sp("ones", 1, 1, [](const Call& c) { return filled(c, 1.0); }));
+  r.add(make_function_sp("linspace", 3, 3, linspace));
+  r.add(make_function_sp("append", 2, 2, append));
+  r.add(make_function_sp("concat", 0, kVariadic, concat), {"cat"});
+}
+
+}  // namespace vnt::stdlib
