@@ -35,7 +35,8 @@ double call_log_density(double x, const std::array<double, sizeof...(I)>& p, std
   return D::log_density(x, p[I]...);
 }
 template <class D, size_t... I>
-auto call_enumerate(const std::array<double, sizeof...(I)>& p, std::index_sequence<I...>) {
+auto call_enumerate(const std::array<double, sizeof...(I)>& p, std::index_sequence<I...>)
+    -> decltype(D::enumerate(p[I]...)) {  // SFINAE-visible, so the adapter can detect a missing enumerate
   return D::enumerate(p[I]...);
 }
 
