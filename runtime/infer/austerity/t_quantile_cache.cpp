@@ -1,0 +1,36 @@
+// Student-t critical values for the austerity test (Boost.Math), computed once per test point.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/infer/austerity/t_quantile_cache.hpp"
+
+#include <boost/math/distributions/students_t.hpp>
+#include <limits>
+#include <stdexcept>
+
+#include "runtime/core/error.hpp"
+
+namespace vnt {
+
+double TQuantileCache::compute(double epsilon, size_t df) {
+  VNT_ASSERT(df >= 1 && epsilon >= 0.0 && epsilon < 1.0, "t quantile for eps {} with df {}", epsilon, df);
+  // ε = 0 asks for the quantile at probability 1: the test never decides before n = N.
+  if (epsilon == 0.0) return std::numeric_limits<double>::infinity();
+  try {
+    const boost::math::students_t dist(static_cast<double>(df));
+    // The upper-tail quantile equals T⁻¹(1 − ε) without rounding 1 − ε first.
+    return boost::math::quantile(boost::math::complement(dist, epsilon));
+  } catch (const std::exception& e) {
+    VNT_ASSERT(false, "t quantile for eps {} with df {} failed: {}", epsilon, df, e.what());
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+double TQuantileCache::fill(size_t k) {
+  VNT_ASSERT(batch_ >= 1 && k >= 1 && k * batch_ >= 2, "t critical value for test {} with Nbatch {}", k,
+             batch_);
+  if (critical_.size() < k) critical_.resize(k, std::numeric_limits<double>::quiet_NaN());
+  const double c = compute(epsilon_, k * batch_ - 1);
+  critical_[k - 1] = c;
+  return c;
+}
+
+}  // namespace vnt

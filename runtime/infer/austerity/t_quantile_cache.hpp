@@ -1,0 +1,66 @@
+// Critical values T⁻¹_{n−1}(1 − ε) of the austerity test, memoised per test point, so the hot loop
+// compares |t| with a number instead of evaluating a Student-t CDF.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace vnt {
+
+/// What one step of the sequential test concludes.
+enum class TestOutcome { kContinue, kAccept, kReject };
+
+/// Memoised critical values for one (ε, Nbatch) pair. The k-th test (k ≥ 1) of a sequential test sees
+/// n = k·Nbatch values (only the last, partial mini-batch has n = N, and that one is decided exactly),
+/// so the cache is indexed by k and does not depend on N. Keep one per kernel and pass it to every
+/// transition; it is not thread-safe (one per thread or chain).
+class TQuantileCache {
+ public:
+  TQuantileCache() = default;
+  /// Ready for (ε, Nbatch) without checking them. Preconditions: 0 ≤ ε < 1, batch ≥ 1.
+  TQuantileCache(double epsilon, size_t batch) { bind(epsilon, batch); }
+
+  /// Rebinds to (ε, Nbatch), dropping the cached values if either changed; O(1) when unchanged.
+  /// Preconditions as for the constructor (SequentialTestConfig::validate checks them).
+  void bind(double epsilon, size_t batch) {
+    if (epsilon == epsilon_ && batch == batch_) return;
+    epsilon_ = epsilon;
+    batch_ = batch;
+    critical_.clear();
+  }
+
+  double epsilon() const { return epsilon_; }
+  size_t batch() const { return batch_; }
+
+  /// c_k = T⁻¹_{df}(1 − ε) with df = k·Nbatch − 1, the critical value of the k-th test; +inf when ε = 0.
+  /// Preconditions: bound, k ≥ 1, k·Nbatch ≥ 2. Throws kInternal if Boost.Math fails.
+  double critical(size_t k) {
+    if (k <= critical_.size() && !std::isnan(critical_[k - 1])) return critical_[k - 1];
+    return fill(k);
+  }
+
+  /// The test's decision at test point k for the statistic t: reject if t < −c_k, accept if t > c_k,
+  /// otherwise continue (so a tie continues, and ε = 0 never decides). This is the rule
+  /// "reject if T_{df}(t) < ε, accept if T_{df}(t) > 1 − ε" with the CDF inverted once.
+  TestOutcome classify(double t, size_t k) {
+    const double c = critical(k);
+    if (t < -c) return TestOutcome::kReject;
+    if (t > c) return TestOutcome::kAccept;
+    return TestOutcome::kContinue;
+  }
+
+  /// Uncached T⁻¹_{df}(1 − ε) (computed as the upper-tail quantile, accurate for tiny ε); +inf for ε = 0.
+  /// Preconditions: df ≥ 1, 0 ≤ ε < 1. Throws kInternal if Boost.Math fails.
+  static double compute(double epsilon, size_t df);
+
+ private:
+  double fill(size_t k);  // cold: computes and stores c_k
+
+  double epsilon_ = -1.0;  // unbound until bind()
+  size_t batch_ = 0;
+  std::vector<double> critical_;  // critical_[k − 1] = c_k; NaN = not yet computed
+};
+
+}  // namespace vnt
