@@ -40,10 +40,13 @@ struct DirectiveSyntax {
 };
 
 /// Parses a whole program (directives and `;` comments). Throws vnt::Error (kSyntax) with a span
-/// on the first error; the message says what was expected and what was found.
+/// on the first error; the message says what was expected and what was found. Columns count bytes.
+/// For a '(' or '[' left open at the end of input, the span is the opening bracket. Nesting deeper
+/// than 1000 lists/quotes is an error ("nesting too deep"), so no input can overflow the stack.
 std::vector<DirectiveSyntax> parse_program(const std::shared_ptr<const SourceFile>& file);
 
 /// Parses exactly one expression (used by the embedding API and the inference language).
+/// Throws vnt::Error (kSyntax) as parse_program does, also when anything follows the expression.
 Syntax parse_expression(const std::shared_ptr<const SourceFile>& file);
 
 /// The exact source text a span covers (for column names such as `(lookup w 0)`).
