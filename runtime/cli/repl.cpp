@@ -1,0 +1,88 @@
+// The REPL: reads directives (continuing lines until brackets balance), runs each as a transaction.
+// SPDX-License-Identifier: Apache-2.0
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <string>
+
+#ifdef VNT_HAVE_LIBEDIT
+#include <editline/readline.h>
+#endif
+
+#include "runtime/cli/cli.hpp"
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/engine/engine.hpp"
+
+namespace vnt::cli {
+namespace {
+
+/// Net count of open brackets, ignoring strings and comments (decides whether to read another line).
+int open_brackets(const std::string& text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == ';') while (i < text.size() && text[i] != '\n') ++i;
+    else if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+  }
+  return depth;
+}
+
+bool read_line(const char* prompt, bool interactive, std::string& line) {
+#ifdef VNT_HAVE_LIBEDIT
+  if (interactive) {
+    char* s = readline(prompt);
+    if (s == nullptr) return false;
+    line = s;
+    if (!line.empty()) add_history(s);
+    free(s);
+    return true;
+  }
+#endif
+  if (interactive) {
+    std::cout << prompt << std::flush;
+  }
+  return static_cast<bool>(std::getline(std::cin, line));
+}
+
+}  // namespace
+
+int run_repl(const Options& o) {
+  bool interactive = isatty(STDIN_FILENO) != 0;
+  Engine engine(o.seed);
+  engine.set_params(o.params);
+  engine.trace().set_max_eval_depth(o.max_depth);
+  engine.set_output([](const Value& v, const Directive&) { fmt::print("{}\n", to_string(v)); });
+  if (interactive) fmt::print("vnt REPL: enter directives such as [assume x (normal 0 1)]; Ctrl-D quits.\n");
+  int input_no = 0;
+  int status = 0;
+  std::string buffer, line;
+  while (read_line(buffer.empty() ? "vnt> " : "...> ", interactive, line)) {
+    buffer += line;
+    buffer += '\n';
+    if (open_brackets(buffer) > 0) continue;
+    std::string text;
+    std::swap(text, buffer);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    auto file = std::make_shared<const SourceFile>(SourceFile{fmt::format("<repl:{}>", ++input_no), text});
+    int rc = guarded([&] {
+      engine.run_source(file);
+      std::fflush(stdout);
+      return 0;
+    });
+    if (rc != 0) status = rc;
+  }
+  if (interactive) fmt::print("\n");
+  // A scripted session reports whether any input failed; an interactive one ends normally.
+  return interactive ? 0 : status;
+}
+
+}  // namespace vnt::cli

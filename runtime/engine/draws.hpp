@@ -1,0 +1,34 @@
+// The run's draws: rows appended by (collect ...), one column per collected expression (vectors expand).
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace vnt {
+
+class Draws {
+ public:
+  /// Appends one row; columns not seen before are added (earlier rows get empty cells).
+  void add_row(const std::vector<std::pair<std::string, double>>& cells);
+
+  size_t rows() const { return rows_; }
+  const std::vector<std::string>& columns() const { return columns_; }
+  /// The values of a column (NaN where a row had no cell for it).
+  const std::vector<double>& column(size_t i) const { return data_[i]; }
+  /// The non-missing values of a column.
+  std::vector<double> present(size_t i) const;
+
+  void write_csv(std::ostream& out) const;
+
+ private:
+  std::vector<std::string> columns_;
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<std::vector<double>> data_;
+  size_t rows_ = 0;
+};
+
+}  // namespace vnt

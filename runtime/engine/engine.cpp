@@ -1,0 +1,225 @@
+// Directives as transactions over the trace: assume, observe, predict, sample, forget, infer.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/engine/engine.hpp"
+
+#include "parser/syntax.hpp"
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/regen/regen.hpp"
+#include "runtime/regen/walk.hpp"
+#include "runtime/syntax/expr.hpp"
+#include "runtime/trace/builtins.hpp"
+
+namespace vnt {
+
+void run_infer_program(Engine& engine, const parser::Syntax& program);
+
+Engine::Engine(uint64_t seed) {
+  register_stdlib(registry_);
+  register_trace_builtins(registry_);
+  trace_ = std::make_unique<Trace>(registry_, seed);
+}
+
+Engine::~Engine() {
+  // Forget in reverse so every family is un-evaluated through the normal path before the trace goes.
+  try {
+    while (!directives_.empty()) {
+      DirectiveRecord r = directives_.back();
+      directives_.pop_back();
+      if (r.kind == Directive::Kind::kObserve) {
+        Scaffold none;
+        Db db(*trace_);
+        Detach(*trace_, none, db).unconstrain(r.root);
+        r.root->observation_root = false;
+        trace_->observations().erase(r.root);
+      }
+      uneval_and_destroy(r.root);
+    }
+  } catch (...) {
+    // A destructor must not throw; the remaining nodes are leaked rather than risk a crash.
+  }
+}
+
+const Expr* Engine::keep(ExprPtr e) {
+  exprs_.push_back(std::move(e));
+  return exprs_.back().get();
+}
+
+Node* Engine::eval_new_family(const Expr* e) {
+  Scaffold none;
+  Db db(*trace_);
+  double w = 0;
+  return eval_family(*trace_, none, db, e, nullptr, &w);
+}
+
+void Engine::uneval_and_destroy(Node* root) {
+  Scaffold none;
+  Db db(*trace_);
+  uneval_family(*trace_, none, db, root);
+  trace_->destroy_family(root);
+}
+
+void Engine::add_record(DirectiveRecord r) {
+  r.id = next_id_++;
+  directives_.push_back(std::move(r));
+}
+
+Value Engine::sample(const Expr* e) {
+  Node* root = eval_new_family(e);
+  Value v = root->value;
+  uneval_and_destroy(root);
+  return v;
+}
+
+Value Engine::assume(const std::string& name, const Expr* e, const std::string& label) {
+  if (trace_->global(name) != nullptr)
+    throw Error(ErrorKind::kName, fmt::format("'{}' is already assumed (forget it first)", name), e->span);
+  for (const auto& r : directives_)
+    if (!label.empty() && r.label == label)
+      throw Error(ErrorKind::kName, fmt::format("label '{}' is already used", label), e->span);
+  Node* root = eval_new_family(e);
+  trace_->bind_global(name, root);
+  add_record(DirectiveRecord{0, Directive::Kind::kAssume, label, name, root, e});
+  return root->value;
+}
+
+Value Engine::predict(const Expr* e, const std::string& label) {
+  Node* root = eval_new_family(e);
+  add_record(DirectiveRecord{0, Directive::Kind::kPredict, label, {}, root, e});
+  return root->value;
+}
+
+void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
+  // Set the observed value with a forced proposal on the choice, so every consumer is updated and re-scored.
+  std::unordered_map<Node*, ProposalKernel> kernels;
+  kernels[c] = ProposalKernel{ProposalKernel::Kind::kForce, 0, v};
+  Node* principals[] = {c};
+  Scaffold s = build_scaffold(*trace_, principals, std::move(kernels));
+  Db rho_db(*trace_);
+  detach_and_extract(*trace_, s, rho_db);
+  double xi = 0;
+  try {
+    xi = regen_and_attach(*trace_, s, false, rho_db);
+  } catch (...) {
+    regen_and_attach(*trace_, s, true, rho_db);
+    throw;
+  }
+  const SpProcedure* p = primitive_at(as_output(c));
+  ArgBuffer buf(as_output(c));
+  double own = p->sp().log_density(v, buf.args(p->aux()));
+  if (xi == kNegInf || std::isnan(xi)) {
+    Db xi_db(*trace_);
+    detach_and_extract(*trace_, s, xi_db);
+    regen_and_attach(*trace_, s, true, rho_db);
+    if (own == kNegInf || std::isnan(own))
+      throw Error(ErrorKind::kZeroProbability,
+                  fmt::format("observe: {} has probability zero under {}", to_string(v), e->text()), e->span);
+    throw Error(ErrorKind::kZeroProbability,
+                fmt::format("observe: observing {} makes another observation impossible", to_string(v)), e->span);
+  }
+  c->constrained = true;
+  trace_->random_choices().erase(c);
+  root->observation_root = true;
+  trace_->observations()[root] = v;
+}
+
+void Engine::observe(const Expr* e, const Value& v, const std::string& label) {
+  Node* root = eval_new_family(e);
+  try {
+    Node* c = trace_->constrainable(root);
+    if (c == nullptr)
+      throw Error(ErrorKind::kInference,
+                  fmt::format("observe: {} is not a random choice; only the output of a random procedure can be "
+                              "observed",
+                              e->text()),
+                  e->span);
+    if (c->constrained)
+      throw Error(ErrorKind::kInference, fmt::format("observe: {} is already observed", e->text()), e->span);
+    constrain_new(root, c, v, e);
+  } catch (...) {
+    uneval_and_destroy(root);
+    throw;
+  }
+  add_record(DirectiveRecord{0, Directive::Kind::kObserve, label, {}, root, e});
+}
+
+void Engine::forget(const std::string& label) {
+  auto it = std::find_if(directives_.begin(), directives_.end(), [&](const DirectiveRecord& r) {
+    return r.label == label || (r.label.empty() && r.kind == Directive::Kind::kAssume && r.name == label);
+  });
+  if (it == directives_.end()) raise(ErrorKind::kName, "forget: no directive labelled '{}'", label);
+  DirectiveRecord r = *it;
+  if (r.kind == Directive::Kind::kAssume && !r.root->children.empty())
+    raise(ErrorKind::kInference, "forget: '{}' is still used by other directives", r.name);
+  if (r.kind == Directive::Kind::kObserve) {
+    Scaffold none;
+    Db db(*trace_);
+    Detach(*trace_, none, db).unconstrain(r.root);
+    r.root->observation_root = false;
+    trace_->observations().erase(r.root);
+  }
+  if (r.kind == Directive::Kind::kAssume) trace_->unbind_global(r.name);
+  directives_.erase(it);
+  uneval_and_destroy(r.root);
+}
+
+Value Engine::report(const std::string& label) const {
+  for (const auto& r : directives_)
+    if (r.label == label || (r.kind == Directive::Kind::kAssume && r.name == label)) return r.root->value;
+  raise(ErrorKind::kName, "no directive labelled '{}'", label);
+}
+
+void Engine::infer(const parser::Syntax& program) { run_infer_program(*this, program); }
+
+std::optional<Value> Engine::execute(Directive d) {
+  switch (d.kind) {
+    case Directive::Kind::kAssume: {
+      const Expr* e = keep(std::move(d.expr));
+      return assume(d.name, e, d.label);
+    }
+    case Directive::Kind::kObserve: {
+      const Expr* e = keep(std::move(d.expr));
+      const Expr* ve = keep(std::move(d.value));
+      Value v = sample(ve);
+      observe(e, v, d.label);
+      return std::nullopt;
+    }
+    case Directive::Kind::kPredict: {
+      const Expr* e = keep(std::move(d.expr));
+      Value v = predict(e, d.label);
+      if (output_) output_(v, d);
+      return v;
+    }
+    case Directive::Kind::kSample: {
+      const Expr* e = keep(std::move(d.expr));
+      Value v = sample(e);
+      if (output_) output_(v, d);
+      return v;
+    }
+    case Directive::Kind::kForget: {
+      try {
+        forget(d.name);
+      } catch (Error& e) {
+        e.attach_span(d.span);
+        throw;
+      }
+      return std::nullopt;
+    }
+    case Directive::Kind::kInfer: {
+      try {
+        infer(d.infer);
+      } catch (Error& e) {
+        e.attach_span(d.span);
+        throw;
+      }
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+void Engine::run_source(const std::shared_ptr<const SourceFile>& file) {
+  std::vector<parser::DirectiveSyntax> program = parser::parse_program(file);
+  for (const auto& ds : program) execute(analyze_directive(ds, params_));
+}
+
+}  // namespace vnt

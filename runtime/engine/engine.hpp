@@ -1,0 +1,80 @@
+// The engine: one trace, its directives (with labels), the inference language and the collected draws.
+// Every directive is a transaction: if it fails, the trace is exactly as before and the engine goes on.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/engine/draws.hpp"
+#include "runtime/sp/registry.hpp"
+#include "runtime/syntax/analyze.hpp"
+#include "runtime/trace/trace.hpp"
+
+namespace vnt {
+
+struct DirectiveRecord {
+  size_t id = 0;
+  Directive::Kind kind = Directive::Kind::kAssume;
+  std::string label;
+  std::string name;  // assume
+  Node* root = nullptr;
+  const Expr* expr = nullptr;
+};
+
+class Engine {
+ public:
+  explicit Engine(uint64_t seed = 0);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  void set_params(ParamMap params) { params_ = std::move(params); }
+  const ParamMap& params() const { return params_; }
+  SpRegistry& registry() { return registry_; }
+  Trace& trace() { return *trace_; }
+  Draws& draws() { return draws_; }
+  /// Where the values of predict and sample go (pprun prints them; the API collects them).
+  void set_output(std::function<void(const Value&, const Directive&)> out) { output_ = std::move(out); }
+
+  /// Parses and runs every directive of a source text in order; stops at (and throws) the first error.
+  void run_source(const std::shared_ptr<const SourceFile>& file);
+  /// Runs one analyzed directive; returns its value for assume/predict/sample/observe.
+  std::optional<Value> execute(Directive d);
+
+  /// Evaluates an expression against the current trace without recording it (sample semantics).
+  Value sample(const Expr* e);
+  /// Analyzes and keeps an expression alive for the engine's lifetime.
+  const Expr* keep(ExprPtr e);
+  /// The value of a predict/assume directive by label or assumed name.
+  Value report(const std::string& label) const;
+  const std::vector<DirectiveRecord>& directives() const { return directives_; }
+
+  // Directive primitives (also used by the embedding API).
+  Value assume(const std::string& name, const Expr* e, const std::string& label = {});
+  Value predict(const Expr* e, const std::string& label = {});
+  void observe(const Expr* e, const Value& v, const std::string& label = {});
+  void forget(const std::string& label);
+  void infer(const parser::Syntax& program);
+
+ private:
+  void add_record(DirectiveRecord r);
+  Node* eval_new_family(const Expr* e);
+  void uneval_and_destroy(Node* root);
+  void constrain_new(Node* root, Node* c, const Value& v, const Expr* e);
+
+  SpRegistry registry_;
+  std::unique_ptr<Trace> trace_;
+  ParamMap params_;
+  std::vector<ExprPtr> exprs_;
+  std::vector<DirectiveRecord> directives_;
+  size_t next_id_ = 1;
+  Draws draws_;
+  std::function<void(const Value&, const Directive&)> output_;
+};
+
+}  // namespace vnt

@@ -1,0 +1,227 @@
+// The inference language of [infer ...]: kernels (mh), combinators (repeat, do, cycle, mixture) and collect.
+// A program is compiled once (validating every argument) and then run.
+// SPDX-License-Identifier: Apache-2.0
+#include <cmath>
+
+#include "parser/syntax.hpp"
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/engine/engine.hpp"
+#include "runtime/infer/mh.hpp"
+#include "runtime/syntax/expr.hpp"
+
+namespace vnt {
+namespace {
+
+using parser::Syntax;
+
+constexpr std::string_view kKnown = "mh, repeat, do, cycle, mixture, collect";
+
+struct InferOp {
+  enum class Kind { kMh, kRepeat, kDo, kCycle, kMixture, kCollect };
+  Kind kind = Kind::kDo;
+  size_t count = 1;
+  BlockSpec block;
+  MhOptions mh;
+  std::vector<InferOp> children;
+  std::vector<double> weights;
+  std::vector<std::pair<std::string, const Expr*>> columns;
+  SourceSpan span;
+};
+
+[[noreturn]] void bad(const Syntax& s, std::string message) { throw Error(ErrorKind::kInference, std::move(message), s.span); }
+
+double number_arg(const Syntax& s, std::string_view what) {
+  if (s.kind != Syntax::Kind::kNumber) bad(s, fmt::format("{} must be a number, got '{}'", what, parser::span_text(s.span)));
+  return s.number;
+}
+
+size_t count_arg(const Syntax& s, std::string_view what) {
+  double d = number_arg(s, what);
+  if (!(d >= 0) || d != std::floor(d) || d > 1e12)
+    bad(s, fmt::format("{} must be a non-negative integer, got {}", what, parser::span_text(s.span)));
+  return static_cast<size_t>(d);
+}
+
+const Syntax& unquote(const Syntax& s) { return s.kind == Syntax::Kind::kQuote ? s.items[0] : s; }
+
+BlockSpec block_args(const Syntax& form, const Syntax& scope, const Syntax& block, const std::string& kernel) {
+  BlockSpec spec;
+  spec.kernel = kernel;
+  spec.span = form.span;
+  const Syntax& sc = unquote(scope);
+  if (sc.kind == Syntax::Kind::kSymbol || sc.kind == Syntax::Kind::kString)
+    spec.scope = sc.text;
+  else
+    bad(scope, fmt::format("{}: the scope must be a symbol such as default, got '{}'", kernel, parser::span_text(scope.span)));
+  const Syntax& b = unquote(block);
+  if (block.kind == Syntax::Kind::kSymbol && b.text == "one") {
+    spec.mode = BlockSpec::Mode::kOne;
+  } else if (block.kind == Syntax::Kind::kSymbol && b.text == "all") {
+    spec.mode = BlockSpec::Mode::kAll;
+  } else {
+    spec.mode = BlockSpec::Mode::kValue;
+    switch (b.kind) {
+      case Syntax::Kind::kNumber: spec.block = b.number; break;
+      case Syntax::Kind::kBool: spec.block = b.boolean; break;
+      case Syntax::Kind::kSymbol: spec.block = make_symbol(b.text); break;
+      case Syntax::Kind::kString: spec.block = make_string(b.text); break;
+      default: bad(block, fmt::format("{}: the block must be one, all or a block value", kernel));
+    }
+  }
+  return spec;
+}
+
+InferOp compile(Engine& engine, const Syntax& s);
+
+InferOp compile_mh(const Syntax& s) {
+  // (mh scope block T) or (mh scope block 'drift sigma T)
+  const auto& a = s.items;
+  InferOp op;
+  op.kind = InferOp::Kind::kMh;
+  op.span = s.span;
+  if (a.size() == 4) {
+    op.block = block_args(s, a[1], a[2], "mh");
+    op.count = count_arg(a[3], "mh: the number of transitions");
+    return op;
+  }
+  if (a.size() == 6) {
+    op.block = block_args(s, a[1], a[2], "mh");
+    const Syntax& p = unquote(a[3]);
+    if (p.kind != Syntax::Kind::kSymbol || p.text != "drift")
+      bad(a[3], fmt::format("mh: unknown proposal '{}' (known: 'drift)", parser::span_text(a[3].span)));
+    double sigma = number_arg(a[4], "mh: the drift sigma");
+    if (!(sigma > 0) || !std::isfinite(sigma)) bad(a[4], fmt::format("mh: the drift sigma must be positive, got {}", sigma));
+    op.mh.drift_sigma = sigma;
+    op.count = count_arg(a[5], "mh: the number of transitions");
+    return op;
+  }
+  bad(s, "mh: expected (mh scope block transitions) or (mh scope block 'drift sigma transitions)");
+}
+
+InferOp compile(Engine& engine, const Syntax& s) {
+  if (s.kind == Syntax::Kind::kNumber) {
+    // A bare number N means (mh default one N).
+    InferOp op;
+    op.kind = InferOp::Kind::kMh;
+    op.block.scope = "default";
+    op.block.kernel = "mh";
+    op.block.span = s.span;
+    op.count = count_arg(s, "the number of transitions");
+    op.span = s.span;
+    return op;
+  }
+  if (s.kind != Syntax::Kind::kList || s.items.empty() || s.items[0].kind != Syntax::Kind::kSymbol)
+    bad(s, fmt::format("expected an inference command such as (mh default one 10), got '{}'", parser::span_text(s.span)));
+  const std::string& head = s.items[0].text;
+  const auto& a = s.items;
+  InferOp op;
+  op.span = s.span;
+  if (head == "mh") return compile_mh(s);
+  if (head == "repeat") {
+    if (a.size() != 3) bad(s, "repeat: expected (repeat N command)");
+    op.kind = InferOp::Kind::kRepeat;
+    op.count = count_arg(a[1], "repeat: the count");
+    op.children.push_back(compile(engine, a[2]));
+    return op;
+  }
+  if (head == "do") {
+    op.kind = InferOp::Kind::kDo;
+    for (size_t i = 1; i < a.size(); ++i) op.children.push_back(compile(engine, a[i]));
+    return op;
+  }
+  if (head == "cycle") {
+    if (a.size() != 3 || a[1].kind != Syntax::Kind::kList) bad(s, "cycle: expected (cycle (command ...) N)");
+    op.kind = InferOp::Kind::kCycle;
+    for (const Syntax& k : a[1].items) op.children.push_back(compile(engine, k));
+    op.count = count_arg(a[2], "cycle: the count");
+    return op;
+  }
+  if (head == "mixture") {
+    // (mixture (w1 k1 w2 k2 ...) N)
+    if (a.size() != 3 || a[1].kind != Syntax::Kind::kList || a[1].items.size() % 2 != 0 || a[1].items.empty())
+      bad(s, "mixture: expected (mixture (weight command ...) N)");
+    op.kind = InferOp::Kind::kMixture;
+    for (size_t i = 0; i < a[1].items.size(); i += 2) {
+      double w = number_arg(a[1].items[i], "mixture: a weight");
+      if (!(w >= 0) || !std::isfinite(w)) bad(a[1].items[i], "mixture: weights must be non-negative");
+      op.weights.push_back(w);
+      op.children.push_back(compile(engine, a[1].items[i + 1]));
+    }
+    double total = 0;
+    for (double w : op.weights) total += w;
+    if (!(total > 0)) bad(s, "mixture: the weights must not all be zero");
+    op.count = count_arg(a[2], "mixture: the count");
+    return op;
+  }
+  if (head == "collect") {
+    op.kind = InferOp::Kind::kCollect;
+    for (size_t i = 1; i < a.size(); ++i) {
+      const Expr* e = engine.keep(analyze_expression(a[i], engine.params()));
+      op.columns.emplace_back(parser::span_text(a[i].span), e);
+    }
+    if (op.columns.empty()) bad(s, "collect: expected at least one expression");
+    return op;
+  }
+  throw Error(ErrorKind::kInference, fmt::format("unknown inference command '{}' (known: {})", head, kKnown),
+              s.items[0].span);
+}
+
+void collect(Engine& engine, const InferOp& op) {
+  std::vector<std::pair<std::string, double>> cells;
+  for (const auto& [name, e] : op.columns) {
+    Value v = engine.sample(e);
+    if (is_number(v)) {
+      cells.emplace_back(name, std::get<double>(v));
+    } else if (is_bool(v)) {
+      cells.emplace_back(name, std::get<bool>(v) ? 1.0 : 0.0);
+    } else if (is_vector(v)) {
+      const auto& vec = *std::get<VectorPtr>(v);
+      for (Eigen::Index i = 0; i < vec.size(); ++i) cells.emplace_back(fmt::format("{}[{}]", name, i), vec[i]);
+    } else {
+      throw Error(ErrorKind::kType,
+                  fmt::format("collect: {} is {}; only numbers, booleans and vectors can be collected", name,
+                              kind_name(v)),
+                  e->span);
+    }
+  }
+  engine.draws().add_row(cells);
+}
+
+void run(Engine& engine, const InferOp& op) {
+  switch (op.kind) {
+    case InferOp::Kind::kMh:
+      for (size_t i = 0; i < op.count; ++i) mh_transition(engine.trace(), op.block, op.mh);
+      return;
+    case InferOp::Kind::kRepeat:
+      for (size_t i = 0; i < op.count; ++i) run(engine, op.children[0]);
+      return;
+    case InferOp::Kind::kDo:
+      for (const InferOp& c : op.children) run(engine, c);
+      return;
+    case InferOp::Kind::kCycle:
+      for (size_t i = 0; i < op.count; ++i)
+        for (const InferOp& c : op.children) run(engine, c);
+      return;
+    case InferOp::Kind::kMixture: {
+      double total = 0;
+      for (double w : op.weights) total += w;
+      for (size_t i = 0; i < op.count; ++i) {
+        double u = engine.trace().rng().uniform() * total;
+        size_t k = 0;
+        while (k + 1 < op.weights.size() && u >= op.weights[k]) u -= op.weights[k++];
+        run(engine, op.children[k]);
+      }
+      return;
+    }
+    case InferOp::Kind::kCollect: collect(engine, op); return;
+  }
+}
+
+}  // namespace
+
+void run_infer_program(Engine& engine, const parser::Syntax& program) {
+  InferOp op = compile(engine, program);
+  run(engine, op);
+}
+
+}  // namespace vnt

@@ -1,0 +1,72 @@
+// Metropolis-Hastings: detach (rho), regenerate with the proposal (xi), accept with probability
+// min(1, exp(xi - rho + index correction)); on reject detach the proposal and restore from the rho Db.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/infer/mh.hpp"
+
+#include <cmath>
+
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/regen/regen.hpp"
+#include "runtime/regen/walk.hpp"
+#include "runtime/syntax/expr.hpp"
+#include "runtime/trace/trace.hpp"
+
+namespace vnt {
+namespace {
+
+void check_drift_targets(const std::vector<Node*>& principals, const BlockSpec& spec) {
+  for (Node* n : principals) {
+    const SpProcedure* p = primitive_at(as_output(n));
+    if (p == nullptr || !p->sp().real_valued()) {
+      SourceSpan span = n->expr ? n->expr->span : spec.span;
+      throw Error(ErrorKind::kInference,
+                  fmt::format("{}: 'drift needs real-valued random choices, but scope '{}' includes a {} at {}",
+                              spec.kernel, spec.scope, p ? p->sp().name() : "procedure", span_location(span)),
+                  spec.span);
+    }
+  }
+}
+
+/// Accept iff log u < log_alpha; a move out of a zero-probability state is always taken.
+bool decide(double rho, double xi, double correction, Rng& rng) {
+  if (rho == kNegInf) return !std::isnan(xi);
+  double log_alpha = xi - rho + correction;
+  if (std::isnan(log_alpha)) return false;
+  return std::log(rng.uniform()) < log_alpha;
+}
+
+}  // namespace
+
+bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
+  std::unordered_map<Node*, ProposalKernel> kernels;
+  if (opts.drift_sigma) {
+    check_drift_targets(choice.principals, spec);
+    for (Node* n : choice.principals) kernels[n] = ProposalKernel{ProposalKernel::Kind::kDrift, *opts.drift_sigma, {}};
+  }
+  Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));
+  Db rho_db(trace);
+  double rho = detach_and_extract(trace, scaffold, rho_db);
+  double xi = 0;
+  try {
+    xi = regen_and_attach(trace, scaffold, false, rho_db);
+  } catch (const Error& e) {
+    // The failed regen undid itself: the trace is detached. Restore it; a domain error means the proposal
+    // reached a state of probability zero, which MH rejects.
+    regen_and_attach(trace, scaffold, true, rho_db);
+    if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability) return false;
+    throw;
+  }
+  double correction = log_index_density(trace, spec) - choice.log_index_density;
+  if (decide(rho, xi, correction, trace.rng())) return true;
+  Db xi_db(trace);
+  detach_and_extract(trace, scaffold, xi_db);
+  regen_and_attach(trace, scaffold, true, rho_db);
+  return false;
+}
+
+bool mh_transition(Trace& trace, const BlockSpec& spec, const MhOptions& opts) {
+  BlockChoice choice = select_block(trace, spec);
+  return mh_on_principals(trace, choice, spec, opts);
+}
+
+}  // namespace vnt

@@ -1,0 +1,30 @@
+// Single-site (or block) Metropolis-Hastings on the trace: resimulation from the prior or a Gaussian drift.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <optional>
+
+#include "runtime/infer/mix.hpp"
+
+namespace vnt {
+
+class Trace;
+
+struct MhOptions {
+  std::optional<double> drift_sigma;  // absent: propose by resimulation from the prior
+};
+
+struct MhStats {
+  size_t proposals = 0;
+  size_t accepted = 0;
+};
+
+/// One MH transition on a block chosen by `spec` (Alg. 1 with the weight of Eq. 3 and the index correction).
+/// A rejected proposal restores the trace exactly. Throws kInference for unusable blocks.
+bool mh_transition(Trace& trace, const BlockSpec& spec, const MhOptions& opts);
+
+/// MH on a given set of principal nodes with a known index density; returns whether it accepted.
+/// Proposals whose regeneration hits a domain error (a zero-probability state) are rejected.
+bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts);
+
+}  // namespace vnt

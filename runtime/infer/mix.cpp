@@ -1,0 +1,119 @@
+// Block selection. `one` picks a block uniformly, so an MH move multiplies its ratio by #blocks before over
+// #blocks after; the principal nodes of a user block are the random choices in the extent of its tagged nodes.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/infer/mix.hpp"
+
+#include <cmath>
+#include <unordered_set>
+
+#include "runtime/core/error.hpp"
+#include "runtime/regen/walk.hpp"
+#include "runtime/sp/sp.hpp"
+#include "runtime/trace/builtins.hpp"
+#include "runtime/trace/trace.hpp"
+
+namespace vnt {
+namespace {
+
+class ExtentWalker {
+ public:
+  ExtentWalker(Trace& t, const std::string& scope, const Value& block) : t_(t), scope_(scope), block_(block) {}
+
+  void visit(Node* n) {
+    if (!seen_.insert(n).second) return;
+    if (n->kind != NodeKind::kOutput) return;
+    OutputNode* out = as_output(n);
+    if (const SpProcedure* p = primitive_at(out)) {
+      const Sp& sp = p->sp();
+      if (&sp == t_.scope_include_sp() && out->operands.size() == 3 &&
+          scope_name(out->operands[0]->value) == scope_ && !values_equal(out->operands[1]->value, block_))
+        return;  // a nested tag of the same scope with another block belongs to that block
+      if (sp.is_random() && !out->constrained) found_.push_back(out);
+    }
+    for (Node* e : out->esr_parents) visit(e);
+    for (Node* o : out->operands) visit(o);
+    visit(out->op);
+  }
+  std::vector<Node*>& found() { return found_; }
+
+ private:
+  Trace& t_;
+  const std::string& scope_;
+  const Value& block_;
+  std::unordered_set<Node*> seen_;
+  std::vector<Node*> found_;
+};
+
+[[noreturn]] void no_choices(const BlockSpec& spec) {
+  throw Error(ErrorKind::kInference,
+              fmt::format("{}: scope '{}' has no random choices to propose to", spec.kernel, spec.scope), spec.span);
+}
+
+}  // namespace
+
+std::vector<Node*> random_choices_in_block(Trace& trace, const std::string& scope, const Value& block) {
+  const Scope* s = trace.scopes().find(scope);
+  if (s == nullptr) return {};
+  const std::vector<Node*>* tagged = s->nodes(block);
+  if (tagged == nullptr) return {};
+  ExtentWalker w(trace, scope, block);
+  for (Node* n : *tagged) w.visit(n);
+  return std::move(w.found());
+}
+
+BlockChoice select_block(Trace& trace, const BlockSpec& spec) {
+  BlockChoice out;
+  if (spec.scope == "default") {
+    auto& rc = trace.random_choices();
+    if (rc.empty()) no_choices(spec);
+    if (spec.mode == BlockSpec::Mode::kOne) {
+      out.principals.push_back(rc.at(trace.rng().below(rc.size())));
+      out.log_index_density = -std::log(static_cast<double>(rc.size()));
+    } else if (spec.mode == BlockSpec::Mode::kAll) {
+      out.principals = rc.items();
+    } else {
+      throw Error(ErrorKind::kInference,
+                  fmt::format("{}: the default scope only has the blocks 'one' and 'all'", spec.kernel), spec.span);
+    }
+    return out;
+  }
+  const Scope* s = trace.scopes().find(spec.scope);
+  if (s == nullptr || s->blocks().empty()) no_choices(spec);
+  switch (spec.mode) {
+    case BlockSpec::Mode::kOne: {
+      const Value& b = s->blocks().at(trace.rng().below(s->blocks().size()));
+      out.log_index_density = -std::log(static_cast<double>(s->blocks().size()));
+      out.principals = random_choices_in_block(trace, spec.scope, b);
+      break;
+    }
+    case BlockSpec::Mode::kAll: {
+      std::unordered_set<Node*> seen;
+      for (const Value& b : s->blocks().items())
+        for (Node* n : random_choices_in_block(trace, spec.scope, b))
+          if (seen.insert(n).second) out.principals.push_back(n);
+      break;
+    }
+    case BlockSpec::Mode::kValue:
+      if (s->nodes(spec.block) == nullptr)
+        throw Error(ErrorKind::kInference,
+                    fmt::format("{}: scope '{}' has no block {}", spec.kernel, spec.scope, to_string(spec.block)),
+                    spec.span);
+      out.principals = random_choices_in_block(trace, spec.scope, spec.block);
+      break;
+  }
+  if (out.principals.empty()) no_choices(spec);
+  return out;
+}
+
+double log_index_density(Trace& trace, const BlockSpec& spec) {
+  if (spec.mode != BlockSpec::Mode::kOne) return 0;
+  size_t n = 0;
+  if (spec.scope == "default") {
+    n = trace.random_choices().size();
+  } else if (const Scope* s = trace.scopes().find(spec.scope)) {
+    n = s->blocks().size();
+  }
+  return n == 0 ? kNegInf : -std::log(static_cast<double>(n));
+}
+
+}  // namespace vnt

@@ -1,0 +1,39 @@
+// Block selection for kernels: (scope, block) -> principal nodes, and the index-density correction of `one`.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/core/source_span.hpp"
+#include "runtime/value/value.hpp"
+
+namespace vnt {
+
+class Trace;
+struct Node;
+
+/// What an [infer] kernel names: a scope and a block selector (one, all, or a block value).
+struct BlockSpec {
+  std::string scope;     // "default" or a user scope
+  enum class Mode { kOne, kAll, kValue } mode = Mode::kOne;
+  Value block;           // for kValue
+  SourceSpan span;       // of the kernel expression, for messages
+  std::string kernel;    // kernel name, for messages
+};
+
+struct BlockChoice {
+  std::vector<Node*> principals;
+  double log_index_density = 0;  // log of the probability of having picked this block (-log #blocks for `one`)
+};
+
+/// Picks the principal nodes. Throws kInference if the scope has no random choices or the block is absent.
+BlockChoice select_block(Trace& trace, const BlockSpec& spec);
+
+/// log density of the index after a proposal (the number of blocks may have changed).
+double log_index_density(Trace& trace, const BlockSpec& spec);
+
+/// The unconstrained random choices in the dynamic extent of nodes tagged (scope, block).
+std::vector<Node*> random_choices_in_block(Trace& trace, const std::string& scope, const Value& block);
+
+}  // namespace vnt

@@ -1,0 +1,182 @@
+// Detach: walk the border in reverse, unabsorb absorbing nodes, extract resampling ones once their last
+// consumer has let go, un-evaluate brush families into the Db (rho weight of Eq. 3).
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/regen/regen.hpp"
+#include "runtime/regen/walk.hpp"
+#include "runtime/syntax/expr.hpp"
+#include "runtime/trace/builtins.hpp"
+#include "runtime/trace/procedures.hpp"
+
+namespace vnt {
+
+ArgBuffer::ArgBuffer(const OutputNode* out) : n_(out->operands.size()) {
+  const Value** dst = inline_;
+  if (n_ > kInline) {
+    heap_.resize(n_);
+    dst = heap_.data();
+  }
+  for (size_t i = 0; i < n_; ++i) dst[i] = &out->operands[i]->value;
+  ptrs_ = dst;
+}
+
+const SpProcedure* primitive_at(const OutputNode* out) {
+  const Procedure& p = operator_procedure(out);
+  return p.kind() == Procedure::Kind::kPrimitive ? static_cast<const SpProcedure*>(&p) : nullptr;
+}
+
+std::vector<Node*> definite_parents(Node* n) {
+  std::vector<Node*> v;
+  for_each_definite_parent(n, [&](Node* p) { v.push_back(p); });
+  return v;
+}
+
+double Detach::detach_and_extract() {
+  double w = 0;
+  for (auto it = s_.border.rbegin(); it != s_.border.rend(); ++it) {
+    Node* n = *it;
+    if (s_.is_absorbing(n)) {
+      w += detach(n);
+    } else {
+      if (n->observation_root) w += unconstrain(n);
+      w += extract(n);
+    }
+  }
+  return w;
+}
+
+double Detach::detach(Node* n) {
+  double w = 0;
+  if (n->kind == NodeKind::kOutput) {
+    OutputNode* out = as_output(n);
+    if (const SpProcedure* p = primitive_at(out)) {
+      ArgBuffer buf(out);
+      Args args = buf.args(p->aux());
+      p->sp().unincorporate(out->value, args);
+      w += p->sp().log_density(out->value, args);
+    }
+  }
+  return w + extract_parents(n);
+}
+
+double Detach::extract(Node* n) {
+  auto it = s_.drg.find(n);
+  if (it == s_.drg.end()) return 0;
+  VNT_ASSERT(it->second > 0, "regen count underflow");
+  if (--it->second > 0) return 0;
+  double w = 0;
+  if (n->kind == NodeKind::kRequest) {
+    w += uneval_requests(as_request(n));
+    w += unapply_psp(n);
+  } else if (n->kind == NodeKind::kOutput) {
+    w += unapply_psp(n);
+  }
+  return w + extract_parents(n);
+}
+
+double Detach::extract_parents(Node* n) {
+  double w = 0;
+  if (n->kind == NodeKind::kOutput) w += extract_esr_parents(as_output(n));
+  std::vector<Node*> ps = definite_parents(n);
+  for (auto it = ps.rbegin(); it != ps.rend(); ++it) w += extract(*it);
+  return w;
+}
+
+double Detach::extract_esr_parents(OutputNode* out, size_t from) {
+  double w = 0;
+  for (size_t i = out->esr_parents.size(); i > from; --i) w += extract(out->esr_parents[i - 1]);
+  return w;
+}
+
+double Detach::uneval_family(Node* root) {
+  double w = 0;
+  if (root->kind == NodeKind::kLookup) {
+    LookupNode* l = as_lookup(root);
+    t_.remove_child(l->source, l);
+    w += extract(l->source);
+  } else if (root->kind == NodeKind::kOutput) {
+    OutputNode* out = as_output(root);
+    w += unapply(out);
+    for (auto it = out->operands.rbegin(); it != out->operands.rend(); ++it) w += uneval_family(*it);
+    w += uneval_family(out->op);
+  }
+  return w;
+}
+
+double Detach::unapply(OutputNode* out) {
+  double w = unapply_psp(out);
+  w += extract_esr_parents(out);
+  w += uneval_requests(out->request);
+  w += unapply_psp(out->request);
+  return w;
+}
+
+double Detach::unapply_psp(Node* n) {
+  if (n->kind != NodeKind::kOutput) return 0;
+  OutputNode* out = as_output(n);
+  double w = 0;
+  if (const SpProcedure* p = primitive_at(out)) {
+    const Sp& sp = p->sp();
+    ArgBuffer buf(out);
+    Args args = buf.args(p->aux());
+    if (sp.is_random()) t_.random_choices().erase(out);
+    if (&sp == t_.scope_include_sp())
+      t_.scopes().remove(scope_name(args[0]), args[1], out->operands[2]);
+    sp.unincorporate(out->value, args);
+    if (s_.kernel(out) != nullptr) w += sp.log_density(out->value, args);
+    db_.put_value(out, std::move(out->value));
+  }
+  out->value = Nil{};
+  return w;
+}
+
+double Detach::pop_esr(RequestNode* r) {
+  OutputNode* out = r->output;
+  Node* root = out->esr_parents.back();
+  out->esr_parents.pop_back();
+  t_.remove_child(root, out);
+  VNT_ASSERT(root->num_requests > 0, "request count underflow");
+  if (--root->num_requests > 0) return 0;
+  VNT_ASSERT(!s_.is_resampling(root), "a resampling family lost its last request");
+  const Esr& esr = r->esrs[out->esr_parents.size()];
+  if (esr.shared) {
+    auto* mem = static_cast<MemProcedure*>(std::get<ProcPtr>(out->op->value).get());
+    mem->families().erase(esr.key);
+    db_.put_shared_family(mem, esr.key, root);
+  } else {
+    r->own_family = nullptr;
+    db_.put_own_family(r, root);
+  }
+  return uneval_family(root);
+}
+
+double Detach::uneval_requests(RequestNode* r) {
+  double w = 0;
+  while (!r->output->esr_parents.empty()) w += pop_esr(r);
+  return w;
+}
+
+double Detach::unconstrain(Node* root) {
+  Node* c = t_.constrainable(root);
+  VNT_ASSERT(c != nullptr && c->constrained, "observation lost its random choice");
+  OutputNode* out = as_output(c);
+  const SpProcedure* p = primitive_at(out);
+  ArgBuffer buf(out);
+  Args args = buf.args(p->aux());
+  p->sp().unincorporate(out->value, args);
+  double w = p->sp().log_density(out->value, args);
+  p->sp().incorporate(out->value, args);
+  c->constrained = false;
+  t_.random_choices().insert(c);
+  return w;
+}
+
+double detach_and_extract(Trace& trace, Scaffold& scaffold, Db& db) {
+  return Detach(trace, scaffold, db).detach_and_extract();
+}
+
+void uneval_family(Trace& trace, Scaffold& scaffold, Db& db, Node* root) {
+  Detach(trace, scaffold, db).uneval_family(root);
+}
+
+}  // namespace vnt

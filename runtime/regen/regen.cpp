@@ -1,0 +1,427 @@
+// Regen: walk the border, regenerate resampling nodes once (first consumer), attach absorbing nodes,
+// evaluate new families and requests (xi weight of Eq. 3). A throwing step undoes itself before rethrowing.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/regen/regen.hpp"
+
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/regen/walk.hpp"
+#include "runtime/syntax/expr.hpp"
+#include "runtime/trace/builtins.hpp"
+#include "runtime/trace/procedures.hpp"
+
+namespace vnt {
+namespace {
+
+SourceSpan span_of(const Node* n) { return n->expr ? n->expr->span : SourceSpan{}; }
+
+Value drift(const Value& old, double sigma, Rng& rng) {
+  if (is_number(old)) return std::get<double>(old) + sigma * rng.normal();
+  const Eigen::VectorXd& v = *std::get<VectorPtr>(old);
+  Eigen::VectorXd out(v.size());
+  for (Eigen::Index i = 0; i < v.size(); ++i) out[i] = v[i] + sigma * rng.normal();
+  return make_vector(std::move(out));
+}
+
+/// Bounds the nesting of evaluation so runaway recursion is an error, not a stack overflow.
+class DepthGuard {
+ public:
+  DepthGuard(Trace& t, const Expr* e) : t_(t) {
+    if (++t_.eval_depth() > t_.max_eval_depth()) {
+      --t_.eval_depth();
+      throw Error(ErrorKind::kInference,
+                  fmt::format("maximum evaluation depth ({}) exceeded: runaway recursion?", t_.max_eval_depth()),
+                  e->span);
+    }
+  }
+  ~DepthGuard() { --t_.eval_depth(); }
+  DepthGuard(const DepthGuard&) = delete;
+  DepthGuard& operator=(const DepthGuard&) = delete;
+
+ private:
+  Trace& t_;
+};
+
+}  // namespace
+
+double Regen::regen_and_attach() {
+  double w = 0;
+  size_t done = 0;
+  try {
+    for (; done < s_.border.size(); ++done) {
+      Node* n = s_.border[done];
+      if (s_.is_absorbing(n)) {
+        w += attach(n);
+      } else {
+        w += regen(n);
+        if (n->observation_root) w += constrain(n);
+      }
+    }
+  } catch (...) {
+    while (done > 0) {
+      Node* n = s_.border[--done];
+      if (s_.is_absorbing(n)) {
+        undo_.detach(n);
+      } else {
+        if (n->observation_root) undo_.unconstrain(n);
+        undo_.extract(n);
+      }
+    }
+    throw;
+  }
+  return w;
+}
+
+double Regen::regen(Node* n) {
+  auto it = s_.drg.find(n);
+  if (it == s_.drg.end()) return 0;
+  double w = 0;
+  if (it->second == 0) {
+    w += regen_parents(n);
+    try {
+      if (n->kind == NodeKind::kLookup) {
+        n->value = as_lookup(n)->source->value;
+      } else if (n->kind == NodeKind::kRequest) {
+        w += apply_psp(n);
+        w += eval_requests(as_request(n));
+      } else if (n->kind == NodeKind::kOutput) {
+        w += apply_psp(n);
+      }
+    } catch (...) {
+      undo_.extract_parents(n);
+      throw;
+    }
+  }
+  ++it->second;
+  return w;
+}
+
+double Regen::regen_parents(Node* n) {
+  double w = 0;
+  std::vector<Node*> ps = definite_parents(n);
+  size_t done = 0;
+  try {
+    for (; done < ps.size(); ++done) w += regen(ps[done]);
+  } catch (...) {
+    while (done > 0) undo_.extract(ps[--done]);
+    throw;
+  }
+  if (n->kind != NodeKind::kOutput) return w;
+  OutputNode* out = as_output(n);
+  size_t esr_done = 0;
+  try {
+    for (; esr_done < out->esr_parents.size(); ++esr_done) w += regen(out->esr_parents[esr_done]);
+  } catch (...) {
+    while (esr_done > 0) undo_.extract(out->esr_parents[--esr_done]);
+    for (auto it = ps.rbegin(); it != ps.rend(); ++it) undo_.extract(*it);
+    throw;
+  }
+  return w;
+}
+
+double Regen::attach(Node* n) {
+  double w = regen_parents(n);
+  if (n->kind != NodeKind::kOutput) return w;
+  OutputNode* out = as_output(n);
+  try {
+    if (const SpProcedure* p = primitive_at(out)) {
+      ArgBuffer buf(out);
+      Args args = buf.args(p->aux());
+      w += p->sp().log_density(out->value, args);
+      p->sp().incorporate(out->value, args);
+    }
+  } catch (Error& e) {
+    undo_.extract_parents(n);
+    e.attach_span(span_of(n));
+    throw;
+  }
+  return w;
+}
+
+double Regen::apply_psp(Node* n) {
+  if (n->kind == NodeKind::kRequest) {
+    RequestNode* r = as_request(n);
+    OutputNode* out = r->output;
+    r->esrs.clear();
+    Procedure& proc = operator_procedure(out);
+    switch (proc.kind()) {
+      case Procedure::Kind::kPrimitive: break;
+      case Procedure::Kind::kCompound: {
+        auto& c = static_cast<CompoundProcedure&>(proc);
+        const Expr* lambda = c.lambda();
+        if (lambda->params.size() != out->operands.size())
+          throw Error(ErrorKind::kArity,
+                      fmt::format("procedure expects {} argument{}, got {}", lambda->params.size(),
+                                  lambda->params.size() == 1 ? "" : "s", out->operands.size()),
+                      span_of(out));
+        std::vector<std::pair<std::string, Node*>> bindings;
+        for (size_t i = 0; i < out->operands.size(); ++i) bindings.emplace_back(lambda->params[i], out->operands[i]);
+        Esr esr;
+        esr.expr = lambda->items[0].get();
+        esr.env = std::make_shared<const Env>(c.env(), std::move(bindings));
+        r->esrs.push_back(std::move(esr));
+        break;
+      }
+      case Procedure::Kind::kMem: {
+        auto& m = static_cast<MemProcedure&>(proc);
+        Esr esr;
+        esr.shared = true;
+        for (Node* o : out->operands) esr.args.push_back(o->value);
+        esr.key = make_list(esr.args);
+        esr.proc = m.inner();
+        r->esrs.push_back(std::move(esr));
+        break;
+      }
+      case Procedure::Kind::kBranch: {
+        Esr esr;
+        const Expr* e = out->expr;
+        esr.expr = truthy(out->operands[0]->value) ? e->items[1].get() : e->items[2].get();
+        esr.env = out->env;
+        r->esrs.push_back(std::move(esr));
+        break;
+      }
+    }
+    return 0;
+  }
+  OutputNode* out = as_output(n);
+  const SpProcedure* p = primitive_at(out);
+  if (p == nullptr) {
+    VNT_ASSERT(!out->esr_parents.empty(), "procedure output without its requested family");
+    out->value = out->esr_parents.back()->value;
+    return 0;
+  }
+  const Sp& sp = p->sp();
+  ArgBuffer buf(out);
+  Args args = buf.args(p->aux());
+  double w = 0;
+  Value v;
+  try {
+    if (restore_) {
+      v = db_.take_value(out);
+    } else if (const ProposalKernel* k = s_.kernel(out)) {
+      if (k->kind == ProposalKernel::Kind::kForce) {
+        v = k->forced;
+      } else {
+        const Value* old = db_.value(out);
+        VNT_ASSERT(old != nullptr, "drift proposal without the old value");
+        v = drift(*old, k->sigma, t_.rng());
+      }
+      w += sp.log_density(v, args);
+    } else {
+      v = sp.simulate(args, t_.rng());
+    }
+  } catch (Error& e) {
+    e.attach_span(span_of(out));
+    throw;
+  }
+  out->value = std::move(v);
+  sp.incorporate(out->value, args);
+  if (sp.is_random() && !out->constrained) t_.random_choices().insert(out);
+  if (&sp == t_.scope_include_sp()) t_.scopes().add(scope_name(args[0]), args[1], out->operands[2]);
+  return w;
+}
+
+Node* Regen::eval_esr(RequestNode* r, size_t i, double* w) {
+  const Esr& esr = r->esrs[i];
+  OutputNode* out = r->output;
+  if (!esr.shared) {
+    Node* root = restore_ ? db_.take_own_family(r) : nullptr;
+    if (root != nullptr) {
+      *w += restore_family(root);
+    } else {
+      try {
+        root = eval_family(esr.expr, esr.env, w);
+      } catch (Error& e) {
+        if (operator_procedure(out).kind() == Procedure::Kind::kCompound && out->expr)
+          e.add_frame(fmt::format("in call to '{}' at {}", out->expr->items.empty() ? std::string("?")
+                                                                                     : out->expr->items[0]->text(),
+                                  span_location(out->expr->span)));
+        throw;
+      }
+    }
+    r->own_family = root;
+    return root;
+  }
+  auto* mem = static_cast<MemProcedure*>(std::get<ProcPtr>(out->op->value).get());
+  if (auto it = mem->families().find(esr.key); it != mem->families().end()) {
+    if (it->second == nullptr)
+      throw Error(ErrorKind::kInference, "recursive mem argument loop detected", span_of(out));
+    return it->second;
+  }
+  // A null entry marks the family as under evaluation, so a request for the same arguments from inside it
+  // is reported instead of recursing forever.
+  mem->families().emplace(esr.key, nullptr);
+  Node* root = restore_ ? db_.take_shared_family(mem, esr.key) : nullptr;
+  try {
+    if (root != nullptr)
+      *w += restore_family(root);
+    else
+      root = apply_to_values(out->expr, esr.proc, esr.args, w);
+  } catch (...) {
+    mem->families().erase(esr.key);
+    throw;
+  }
+  mem->families()[esr.key] = root;
+  return root;
+}
+
+double Regen::eval_requests(RequestNode* r) {
+  double w = 0;
+  OutputNode* out = r->output;
+  VNT_ASSERT(out->esr_parents.empty(), "requests evaluated twice");
+  try {
+    for (size_t i = 0; i < r->esrs.size(); ++i) {
+      Node* root = eval_esr(r, i, &w);
+      out->esr_parents.push_back(root);
+      t_.add_child(root, out);
+      ++root->num_requests;
+    }
+  } catch (...) {
+    undo_.uneval_requests(r);
+    throw;
+  }
+  return w;
+}
+
+double Regen::apply(OutputNode* out) {
+  double w = apply_psp(out->request);
+  w += eval_requests(out->request);
+  size_t done = 0;
+  try {
+    for (; done < out->esr_parents.size(); ++done) w += regen(out->esr_parents[done]);
+    w += apply_psp(out);
+  } catch (...) {
+    while (done > 0) undo_.extract(out->esr_parents[--done]);
+    undo_.uneval_requests(out->request);
+    throw;
+  }
+  return w;
+}
+
+Node* Regen::finish_application(OutputNode* out, double* w) {
+  try {
+    *w += apply(out);
+  } catch (...) {
+    discard_new_application(out);
+    throw;
+  }
+  return out;
+}
+
+void Regen::discard_new_application(OutputNode* out) {
+  for (auto it = out->operands.rbegin(); it != out->operands.rend(); ++it) undo_.uneval_family(*it);
+  undo_.uneval_family(out->op);
+  t_.destroy_family(out);
+}
+
+Node* Regen::eval_family(const Expr* e, const EnvPtr& env, double* w) {
+  DepthGuard guard(t_, e);
+  switch (e->kind) {
+    case Expr::Kind::kConst: return t_.new_constant(e, e->value);
+    case Expr::Kind::kLambda:
+      return t_.new_constant(e, ProcPtr(std::make_shared<CompoundProcedure>(e, env)));
+    case Expr::Kind::kVar: {
+      Node* source = env ? env->find(e->name) : nullptr;
+      if (source == nullptr) source = t_.global(e->name);
+      if (source == nullptr) {
+        if (const Value* b = t_.builtin(e->name)) return t_.new_constant(e, *b);
+        throw Error(ErrorKind::kName, fmt::format("unbound symbol '{}'", e->name), e->span);
+      }
+      *w += regen(source);
+      LookupNode* l = t_.new_lookup(e, source);
+      l->value = source->value;
+      return l;
+    }
+    case Expr::Kind::kIf: {
+      Node* cond = eval_family(e->items[0].get(), env, w);
+      Node* op = t_.new_constant(e, t_.branch_procedure());
+      return finish_application(t_.new_application(e, op, {cond}, env), w);
+    }
+    case Expr::Kind::kApp: {
+      std::vector<Node*> parts;
+      try {
+        for (const auto& item : e->items) parts.push_back(eval_family(item.get(), env, w));
+      } catch (...) {
+        for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+          undo_.uneval_family(*it);
+          t_.destroy_family(*it);
+        }
+        throw;
+      }
+      Node* op = parts.front();
+      parts.erase(parts.begin());
+      return finish_application(t_.new_application(e, op, std::move(parts), env), w);
+    }
+  }
+  throw Error(ErrorKind::kInternal, "unknown expression kind", e->span);
+}
+
+Node* Regen::apply_to_values(const Expr* site, const Value& proc, const std::vector<Value>& args, double* w) {
+  Node* op = t_.new_constant(site, proc);
+  std::vector<Node*> operands;
+  for (const Value& a : args) operands.push_back(t_.new_constant(site, a));
+  return finish_application(t_.new_application(site, op, std::move(operands), nullptr), w);
+}
+
+double Regen::restore_family(Node* root) {
+  double w = 0;
+  if (root->kind == NodeKind::kLookup) {
+    LookupNode* l = as_lookup(root);
+    w += regen(l->source);
+    t_.add_child(l->source, l);
+    l->value = l->source->value;
+  } else if (root->kind == NodeKind::kOutput) {
+    OutputNode* out = as_output(root);
+    w += restore_family(out->op);
+    for (Node* o : out->operands) w += restore_family(o);
+    w += apply(out);
+  }
+  return w;
+}
+
+double Regen::constrain(Node* root) {
+  auto obs = t_.observations().find(root);
+  VNT_ASSERT(obs != t_.observations().end(), "observation root without a value");
+  Node* c = t_.constrainable(root);
+  if (c == nullptr)
+    throw Error(ErrorKind::kInference, "the observed expression no longer ends in a random choice", span_of(root));
+  OutputNode* out = as_output(c);
+  const SpProcedure* p = primitive_at(out);
+  ArgBuffer buf(out);
+  Args args = buf.args(p->aux());
+  p->sp().unincorporate(out->value, args);
+  out->value = obs->second;
+  double w = p->sp().log_density(out->value, args);
+  p->sp().incorporate(out->value, args);
+  c->constrained = true;
+  t_.random_choices().erase(c);
+  // Re-propagate the observed value along the lookups and procedure outputs up to the root.
+  std::vector<Node*> chain;
+  for (Node* n = root; n != c;) {
+    chain.push_back(n);
+    n = n->kind == NodeKind::kLookup ? as_lookup(n)->source
+        : primitive_at(as_output(n)) ? as_output(n)->operands[2]
+                                     : as_output(n)->esr_parents.back();
+  }
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    Node* n = *it;
+    n->value = n->kind == NodeKind::kLookup ? as_lookup(n)->source->value
+               : primitive_at(as_output(n)) ? as_output(n)->operands[2]->value
+                                            : as_output(n)->esr_parents.back()->value;
+  }
+  return w;
+}
+
+double regen_and_attach(Trace& trace, Scaffold& scaffold, bool restore, Db& db) {
+  return Regen(trace, scaffold, db, restore).regen_and_attach();
+}
+
+Node* eval_family(Trace& trace, Scaffold& scaffold, Db& db, const Expr* e, const EnvPtr& env, double* weight) {
+  return Regen(trace, scaffold, db, false).eval_family(e, env, weight);
+}
+
+Node* apply_to_values(Trace& trace, Scaffold& scaffold, Db& db, const Expr* site, const Value& proc,
+                      const std::vector<Value>& args, double* weight) {
+  return Regen(trace, scaffold, db, false).apply_to_values(site, proc, args, weight);
+}
+
+}  // namespace vnt

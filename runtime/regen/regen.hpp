@@ -1,0 +1,32 @@
+// Regenerate and detach a scaffold (Eq. 3 weights), evaluate and un-evaluate families. Every function
+// that throws leaves the trace as it was before the call.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "runtime/regen/db.hpp"
+#include "runtime/scaffold/scaffold.hpp"
+#include "runtime/trace/env.hpp"
+
+namespace vnt {
+
+struct Expr;
+class Trace;
+
+/// Detaches the scaffold walking its border in reverse; returns the rho weight. Old values go to `db`.
+double detach_and_extract(Trace& trace, Scaffold& scaffold, Db& db);
+
+/// Regenerates the scaffold walking its border; returns the xi weight. With `restore`, every value and
+/// family comes back from `db` (a rejected proposal); otherwise `db` is only read for proposal kernels.
+double regen_and_attach(Trace& trace, Scaffold& scaffold, bool restore, Db& db);
+
+/// Evaluates `e` in `env` (nullptr = global) as a new family; returns its root.
+Node* eval_family(Trace& trace, Scaffold& scaffold, Db& db, const Expr* e, const EnvPtr& env, double* weight);
+
+/// Un-evaluates a family created by eval_family; its nodes are then deleted with Trace::destroy_family.
+void uneval_family(Trace& trace, Scaffold& scaffold, Db& db, Node* root);
+
+/// Applies procedure value `proc` to constant arguments as a new family (used by mem).
+Node* apply_to_values(Trace& trace, Scaffold& scaffold, Db& db, const Expr* site, const Value& proc,
+                      const std::vector<Value>& args, double* weight);
+
+}  // namespace vnt

@@ -1,0 +1,113 @@
+// The two walkers over a scaffold, Regen (evaluate, apply, attach) and Detach (extract, unapply, detach).
+// Private to runtime/regen: regen undoes a partial step with detach's primitives before rethrowing.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "runtime/regen/db.hpp"
+#include "runtime/scaffold/scaffold.hpp"
+#include "runtime/sp/args.hpp"
+#include "runtime/trace/trace.hpp"
+
+namespace vnt {
+
+class Sp;
+
+/// Gathers the operand values of an application (a small stack buffer for the usual arities).
+class ArgBuffer {
+ public:
+  explicit ArgBuffer(const OutputNode* out);
+  Args args(SpAux* aux) const { return Args(std::span<const Value* const>(ptrs_, n_), aux); }
+
+ private:
+  static constexpr size_t kInline = 8;
+  const Value* inline_[kInline];
+  std::vector<const Value*> heap_;
+  const Value* const* ptrs_;
+  size_t n_;
+};
+
+/// The primitive SP applied at `out`, or nullptr if the operator is a compound/mem/if procedure.
+const SpProcedure* primitive_at(const OutputNode* out);
+
+class Detach {
+ public:
+  Detach(Trace& t, Scaffold& s, Db& db) : t_(t), s_(s), db_(db) {}
+
+  double detach_and_extract();
+  double detach(Node* n);             // an absorbing node
+  double extract(Node* n);            // release one consumer's hold; unapply at zero
+  double extract_parents(Node* n);
+  double uneval_family(Node* root);
+  double unapply(OutputNode* out);
+  double unapply_psp(Node* n);
+  double uneval_requests(RequestNode* r);
+  double extract_esr_parents(OutputNode* out, size_t from = 0);
+  double unconstrain(Node* root);
+  /// Removes ESR edge number `i` (the last one) of `r`'s output; un-evaluates a family nobody requests.
+  double pop_esr(RequestNode* r);
+
+ private:
+  Trace& t_;
+  Scaffold& s_;
+  Db& db_;
+};
+
+class Regen {
+ public:
+  Regen(Trace& t, Scaffold& s, Db& db, bool restore)
+      : t_(t), s_(s), db_(db), restore_(restore), scratch_(t), undo_(t, s, scratch_) {}
+
+  double regen_and_attach();
+  double regen(Node* n);
+  double regen_parents(Node* n);
+  double attach(Node* n);
+  Node* eval_family(const Expr* e, const EnvPtr& env, double* w);
+  Node* apply_to_values(const Expr* site, const Value& proc, const std::vector<Value>& args, double* w);
+  double apply(OutputNode* out);
+  double apply_psp(Node* n);
+  double eval_requests(RequestNode* r);
+  double restore_family(Node* root);
+  double constrain(Node* root);
+
+ private:
+  Node* finish_application(OutputNode* out, double* w);
+  void discard_new_application(OutputNode* out);
+  Node* eval_esr(RequestNode* r, size_t i, double* w);
+
+  Trace& t_;
+  Scaffold& s_;
+  Db& db_;
+  bool restore_;
+  Db scratch_;   // what undoing a failed step takes out; never the caller's Db (it holds the old state)
+  Detach undo_;
+};
+
+/// Parents of a node in regen order: lookup source; operator, operands (and request for outputs).
+template <class F>
+void for_each_definite_parent(Node* n, F&& f) {
+  switch (n->kind) {
+    case NodeKind::kConstant: return;
+    case NodeKind::kLookup: f(as_lookup(n)->source); return;
+    case NodeKind::kRequest: {
+      OutputNode* out = as_request(n)->output;
+      f(out->op);
+      for (Node* o : out->operands) f(o);
+      return;
+    }
+    case NodeKind::kOutput: {
+      OutputNode* out = as_output(n);
+      f(out->op);
+      for (Node* o : out->operands) f(o);
+      f(out->request);
+      return;
+    }
+  }
+}
+
+/// The definite parents as a small vector (for walks in reverse and partial undo).
+std::vector<Node*> definite_parents(Node* n);
+
+}  // namespace vnt

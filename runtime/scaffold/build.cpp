@@ -1,0 +1,150 @@
+// Scaffold construction: extend D from the principal nodes through children that cannot absorb the change,
+// find the brush by counting disabled requests per family, then the border and the regen counts.
+// SPDX-License-Identifier: Apache-2.0
+#include <deque>
+
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/scaffold/scaffold.hpp"
+#include "runtime/sp/sp.hpp"
+#include "runtime/syntax/expr.hpp"
+#include "runtime/trace/procedures.hpp"
+#include "runtime/trace/trace.hpp"
+
+namespace vnt {
+namespace {
+
+class Builder {
+ public:
+  Builder(Trace& t, Scaffold& s) : trace_(t), s_(s) {}
+
+  void extend(std::span<Node* const> principals) {
+    std::deque<std::pair<Node*, Node*>> queue;  // (node, the parent that changed)
+    for (Node* p : principals) {
+      if (!s_.is_resampling(p)) {
+        add_resampling(p);
+        for (Node* c : p->children) queue.emplace_back(c, p);
+      }
+    }
+    while (!queue.empty()) {
+      auto [node, parent] = queue.front();
+      queue.pop_front();
+      if (s_.is_resampling(node)) continue;
+      if (!can_absorb(node, parent)) {
+        s_.absorbing.erase(node);
+        add_resampling(node);
+        for (Node* c : node->children) queue.emplace_back(c, node);
+      } else if (s_.absorbing.insert(node).second) {
+        order_.push_back(node);
+      }
+    }
+  }
+
+  void find_brush() {
+    for (Node* n : order_)
+      if (n->kind == NodeKind::kRequest && s_.is_resampling(n)) disable_requests(as_request(n));
+    for (Node* b : s_.brush) {
+      s_.drg.erase(b);
+      s_.absorbing.erase(b);
+    }
+  }
+
+  void find_border_and_counts(std::span<Node* const> principals) {
+    std::unordered_set<Node*> seen;
+    for (Node* n : order_) {
+      if (!seen.insert(n).second) continue;
+      if (s_.is_absorbing(n)) {
+        s_.border.push_back(n);
+      } else if (s_.is_resampling(n)) {
+        bool has_scaffold_child = false;
+        for (Node* c : n->children)
+          if (s_.is_resampling(c) || s_.is_absorbing(c)) has_scaffold_child = true;
+        if (!has_scaffold_child) s_.border.push_back(n);
+        s_.drg[n] = static_cast<int>(n->children.size()) + (has_scaffold_child ? 0 : 1);
+      }
+    }
+    for (Node* n : order_) {
+      if (s_.is_resampling(n) && n->constrained &&
+          std::find(principals.begin(), principals.end(), n) == principals.end()) {
+        SourceSpan span = n->expr ? n->expr->span : SourceSpan{};
+        throw Error(ErrorKind::kInference,
+                    fmt::format("this proposal would change an observed value (the observation at {} cannot "
+                                "absorb the change)",
+                                span_location(span).empty() ? "?" : span_location(span)),
+                    span);
+      }
+    }
+  }
+
+ private:
+  void add_resampling(Node* n) {
+    s_.drg.emplace(n, 0);
+    order_.push_back(n);
+  }
+
+  bool can_absorb(Node* node, Node* parent) const {
+    switch (node->kind) {
+      case NodeKind::kConstant: return true;
+      case NodeKind::kLookup: return false;
+      case NodeKind::kRequest: {
+        OutputNode* out = as_request(node)->output;
+        if (s_.is_resampling(out->op) || !is_procedure(out->op->value)) return false;
+        auto k = std::get<ProcPtr>(out->op->value)->kind();
+        // Primitive requests are empty and compound ones do not depend on operand values.
+        return k == Procedure::Kind::kPrimitive || k == Procedure::Kind::kCompound;
+      }
+      case NodeKind::kOutput: {
+        OutputNode* out = as_output(node);
+        if (s_.is_resampling(out->op) || parent == out->op || parent == out->request) return false;
+        if (!is_procedure(out->op->value)) return false;
+        Procedure& p = *std::get<ProcPtr>(out->op->value);
+        if (p.kind() != Procedure::Kind::kPrimitive) {
+          for (Node* e : out->esr_parents)
+            if (e == parent) return false;
+          return true;  // the value is the requested family's; operand changes reach it through lookups
+        }
+        const Sp& sp = static_cast<SpProcedure&>(p).sp();
+        for (size_t i = 0; i < out->operands.size(); ++i)
+          if (out->operands[i] == parent && !sp.can_absorb(i)) return false;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void disable_requests(RequestNode* req) {
+    for (Node* root : req->output->esr_parents)
+      if (++disabled_[root] == root->num_requests) disable_family(root);
+  }
+
+  void disable_family(Node* n) {
+    if (!s_.brush.insert(n).second) return;
+    if (n->kind == NodeKind::kOutput) {
+      OutputNode* out = as_output(n);
+      s_.brush.insert(out->request);
+      disable_requests(out->request);
+      for (Node* o : out->operands) disable_family(o);
+      disable_family(out->op);
+    }
+  }
+
+  Trace& trace_;
+  Scaffold& s_;
+  std::vector<Node*> order_;
+  std::unordered_map<Node*, uint32_t> disabled_;
+};
+
+}  // namespace
+
+Scaffold build_scaffold(Trace& trace, std::span<Node* const> principals,
+                        std::unordered_map<Node*, ProposalKernel> kernels) {
+  Scaffold s;
+  s.principals.assign(principals.begin(), principals.end());
+  s.kernels = std::move(kernels);
+  Builder b(trace, s);
+  b.extend(principals);
+  b.find_brush();
+  b.find_border_and_counts(principals);
+  return s;
+}
+
+}  // namespace vnt

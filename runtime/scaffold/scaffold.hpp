@@ -1,0 +1,48 @@
+// The scaffold of a set of principal nodes (paper Defs. 2-5): resampling set D (with regen counts),
+// brush T, absorbing set A, and the border the regen/detach walks start from.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <span>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "runtime/value/value.hpp"
+
+namespace vnt {
+
+struct Node;
+class Trace;
+
+/// How a principal node gets its new value during regen (absent: resimulate from the prior).
+struct ProposalKernel {
+  enum class Kind { kDrift, kForce };
+  Kind kind = Kind::kDrift;
+  double sigma = 0;  // drift: Gaussian random-walk step (elementwise on vectors)
+  Value forced;      // force: the value to set (observe)
+};
+
+struct Scaffold {
+  std::vector<Node*> principals;
+  std::unordered_map<Node*, int> drg;  // resampling nodes -> regen count
+  std::unordered_set<Node*> absorbing;
+  std::unordered_set<Node*> brush;
+  std::vector<Node*> border;
+  std::unordered_map<Node*, ProposalKernel> kernels;
+
+  bool is_resampling(Node* n) const { return drg.find(n) != drg.end(); }
+  bool is_absorbing(Node* n) const { return absorbing.find(n) != absorbing.end(); }
+  bool is_brush(Node* n) const { return brush.find(n) != brush.end(); }
+  const ProposalKernel* kernel(Node* n) const {
+    auto it = kernels.find(n);
+    return it == kernels.end() ? nullptr : &it->second;
+  }
+};
+
+/// Builds the scaffold of `principals`. Throws kInference if a proposal would have to change an observed
+/// value (an observed choice would be resampled rather than absorb the change).
+Scaffold build_scaffold(Trace& trace, std::span<Node* const> principals,
+                        std::unordered_map<Node*, ProposalKernel> kernels = {});
+
+}  // namespace vnt

@@ -1,0 +1,224 @@
+// Special forms (quote, lambda, if, let) and directive shapes. `let` becomes ((lambda (x...) body) e...).
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/syntax/analyze.hpp"
+
+#include <charconv>
+
+#include "runtime/core/error.hpp"
+
+namespace vnt {
+
+using parser::Syntax;
+
+std::string Expr::text() const { return parser::span_text(span); }
+
+namespace {
+
+bool is_symbol(const Syntax& s, std::string_view name) {
+  return s.kind == Syntax::Kind::kSymbol && s.text == name;
+}
+
+Value datum_value(const Syntax& s) {
+  switch (s.kind) {
+    case Syntax::Kind::kNumber: return s.number;
+    case Syntax::Kind::kBool: return s.boolean;
+    case Syntax::Kind::kString: return make_string(s.text);
+    case Syntax::Kind::kSymbol: return make_symbol(s.text);
+    case Syntax::Kind::kQuote: return make_list({make_symbol("quote"), datum_value(s.items[0])});
+    case Syntax::Kind::kParam:
+      raise_at(s.span, ErrorKind::kSyntax, "a parameter {{{}}} cannot appear inside a quoted datum", s.text);
+    case Syntax::Kind::kList: {
+      std::vector<Value> items;
+      for (const Syntax& i : s.items) items.push_back(datum_value(i));
+      return make_list(std::move(items));
+    }
+  }
+  return Nil{};
+}
+
+ExprPtr make_const(Value v, const SourceSpan& span) {
+  auto e = std::make_unique<Expr>();
+  e->kind = Expr::Kind::kConst;
+  e->value = std::move(v);
+  e->span = span;
+  return e;
+}
+
+std::vector<std::string> param_names(const Syntax& list, std::string_view form) {
+  if (list.kind != Syntax::Kind::kList)
+    raise_at(list.span, ErrorKind::kSyntax, "{}: expected a parameter list in parentheses", form);
+  std::vector<std::string> names;
+  for (const Syntax& p : list.items) {
+    if (p.kind != Syntax::Kind::kSymbol)
+      raise_at(p.span, ErrorKind::kSyntax, "{}: parameter names must be symbols", form);
+    names.push_back(p.text);
+  }
+  return names;
+}
+
+void check_form_size(const Syntax& s, size_t n, std::string_view form, std::string_view shape) {
+  if (s.items.size() != n) raise_at(s.span, ErrorKind::kSyntax, "{}: expected {}", form, shape);
+}
+
+ExprPtr analyze(const Syntax& s, const ParamMap& params);
+
+ExprPtr analyze_list(const Syntax& s, const ParamMap& params) {
+  if (s.items.empty()) return make_const(make_list({}), s.span);
+  const Syntax& head = s.items[0];
+  auto e = std::make_unique<Expr>();
+  e->span = s.span;
+  if (is_symbol(head, "quote")) {
+    check_form_size(s, 2, "quote", "(quote datum)");
+    return make_const(datum_value(s.items[1]), s.span);
+  }
+  if (is_symbol(head, "lambda")) {
+    check_form_size(s, 3, "lambda", "(lambda (params...) body)");
+    e->kind = Expr::Kind::kLambda;
+    e->params = param_names(s.items[1], "lambda");
+    e->items.push_back(analyze(s.items[2], params));
+    return e;
+  }
+  if (is_symbol(head, "if")) {
+    check_form_size(s, 4, "if", "(if condition consequent alternative)");
+    e->kind = Expr::Kind::kIf;
+    for (size_t i = 1; i < 4; ++i) e->items.push_back(analyze(s.items[i], params));
+    return e;
+  }
+  if (is_symbol(head, "let")) {
+    check_form_size(s, 3, "let", "(let ((name expr) ...) body)");
+    const Syntax& bindings = s.items[1];
+    if (bindings.kind != Syntax::Kind::kList)
+      raise_at(bindings.span, ErrorKind::kSyntax, "let: expected a list of bindings ((name expr) ...)");
+    auto lambda = std::make_unique<Expr>();
+    lambda->kind = Expr::Kind::kLambda;
+    lambda->span = s.span;
+    e->kind = Expr::Kind::kApp;
+    e->items.push_back(nullptr);
+    for (const Syntax& b : bindings.items) {
+      if (b.kind != Syntax::Kind::kList || b.items.size() != 2 || b.items[0].kind != Syntax::Kind::kSymbol)
+        raise_at(b.span, ErrorKind::kSyntax, "let: each binding must be (name expr)");
+      lambda->params.push_back(b.items[0].text);
+      e->items.push_back(analyze(b.items[1], params));
+    }
+    lambda->items.push_back(analyze(s.items[2], params));
+    e->items[0] = std::move(lambda);
+    return e;
+  }
+  e->kind = Expr::Kind::kApp;
+  for (const Syntax& i : s.items) e->items.push_back(analyze(i, params));
+  return e;
+}
+
+ExprPtr analyze(const Syntax& s, const ParamMap& params) {
+  switch (s.kind) {
+    case Syntax::Kind::kNumber: return make_const(s.number, s.span);
+    case Syntax::Kind::kBool: return make_const(s.boolean, s.span);
+    case Syntax::Kind::kString: return make_const(make_string(s.text), s.span);
+    case Syntax::Kind::kQuote: return make_const(datum_value(s.items[0]), s.span);
+    case Syntax::Kind::kParam: {
+      auto it = params.find(s.text);
+      if (it == params.end())
+        raise_at(s.span, ErrorKind::kParam, "missing parameter {{{}}} (give it with --param {}=VALUE)", s.text,
+                 s.text);
+      return make_const(parse_param_value(it->second), s.span);
+    }
+    case Syntax::Kind::kSymbol: {
+      auto e = std::make_unique<Expr>();
+      e->kind = Expr::Kind::kVar;
+      e->name = s.text;
+      e->span = s.span;
+      return e;
+    }
+    case Syntax::Kind::kList: return analyze_list(s, params);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+ExprPtr analyze_expression(const Syntax& s, const ParamMap& params) { return analyze(s, params); }
+
+Value parse_param_value(const std::string& text) {
+  double d = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (ec == std::errc() && ptr == text.data() + text.size() && !text.empty()) return d;
+  if (text == "true") return true;
+  if (text == "false") return false;
+  return make_string(text);
+}
+
+Syntax substitute_params(const Syntax& s, const ParamMap& params) {
+  if (s.kind == Syntax::Kind::kParam) {
+    auto it = params.find(s.text);
+    if (it == params.end())
+      raise_at(s.span, ErrorKind::kParam, "missing parameter {{{}}} (give it with --param {}=VALUE)", s.text,
+               s.text);
+    Syntax out;
+    out.span = s.span;
+    Value v = parse_param_value(it->second);
+    if (is_number(v)) {
+      out.kind = Syntax::Kind::kNumber;
+      out.number = std::get<double>(v);
+    } else if (is_bool(v)) {
+      out.kind = Syntax::Kind::kBool;
+      out.boolean = std::get<bool>(v);
+    } else {
+      out.kind = Syntax::Kind::kSymbol;
+      out.text = it->second;
+    }
+    return out;
+  }
+  Syntax out = s;
+  for (Syntax& i : out.items) i = substitute_params(i, params);
+  return out;
+}
+
+namespace {
+
+void expect_args(const parser::DirectiveSyntax& d, size_t n, std::string_view shape) {
+  if (d.args.size() != n)
+    raise_at(d.span, ErrorKind::kSyntax, "{}: expected [{}], got {} argument{}", d.keyword, shape, d.args.size(),
+             d.args.size() == 1 ? "" : "s");
+}
+
+}  // namespace
+
+Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& params) {
+  Directive out;
+  out.label = d.label;
+  out.span = d.span;
+  const std::string& k = d.keyword;
+  if (k == "assume") {
+    expect_args(d, 2, "assume name expression");
+    if (d.args[0].kind != Syntax::Kind::kSymbol)
+      raise_at(d.args[0].span, ErrorKind::kSyntax, "assume: the name must be a symbol");
+    out.kind = Directive::Kind::kAssume;
+    out.name = d.args[0].text;
+    out.expr = analyze(d.args[1], params);
+  } else if (k == "observe") {
+    expect_args(d, 2, "observe expression value");
+    out.kind = Directive::Kind::kObserve;
+    out.expr = analyze(d.args[0], params);
+    out.value = analyze(d.args[1], params);
+  } else if (k == "predict" || k == "sample") {
+    expect_args(d, 1, k + " expression");
+    out.kind = k == "predict" ? Directive::Kind::kPredict : Directive::Kind::kSample;
+    out.expr = analyze(d.args[0], params);
+  } else if (k == "infer") {
+    expect_args(d, 1, "infer expression");
+    out.kind = Directive::Kind::kInfer;
+    out.infer = substitute_params(d.args[0], params);
+  } else if (k == "forget") {
+    expect_args(d, 1, "forget label");
+    if (d.args[0].kind != Syntax::Kind::kSymbol)
+      raise_at(d.args[0].span, ErrorKind::kSyntax, "forget: expected a directive label");
+    out.kind = Directive::Kind::kForget;
+    out.name = d.args[0].text;
+  } else {
+    raise_at(d.keyword_span, ErrorKind::kSyntax,
+             "unknown directive '{}' (expected assume, observe, predict, infer, sample or forget)", k);
+  }
+  return out;
+}
+
+}  // namespace vnt

@@ -1,0 +1,40 @@
+// Turns parser syntax into Exprs and validated directives: special forms, {params}, arity of forms.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "parser/syntax.hpp"
+#include "runtime/syntax/expr.hpp"
+
+namespace vnt {
+
+/// External parameters `{name}`: name -> value text as given on the command line or by the API.
+using ParamMap = std::map<std::string, std::string, std::less<>>;
+
+/// Analyzes one expression. Throws kSyntax for malformed special forms and kParam for a missing {param}.
+ExprPtr analyze_expression(const parser::Syntax& s, const ParamMap& params);
+
+/// The value of a parameter's text: a number, true/false, or else a string.
+Value parse_param_value(const std::string& text);
+
+/// Replaces {param} nodes of raw syntax by their literal values (for the inference language).
+parser::Syntax substitute_params(const parser::Syntax& s, const ParamMap& params);
+
+struct Directive {
+  enum class Kind { kAssume, kObserve, kPredict, kInfer, kSample, kForget };
+  Kind kind;
+  std::string label;  // optional
+  std::string name;   // assume: the bound name; forget: the label or name to forget
+  ExprPtr expr;       // assume/observe/predict/sample
+  ExprPtr value;      // observe: the observed value expression
+  parser::Syntax infer;  // infer: the inference program (params substituted)
+  SourceSpan span;
+};
+
+/// Validates a parsed directive and analyzes its expressions.
+Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& params);
+
+}  // namespace vnt

@@ -1,0 +1,115 @@
+// Node allocation, edges and lookups of the concrete trace.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/trace/trace.hpp"
+
+#include <algorithm>
+
+#include "runtime/sp/sp.hpp"
+#include "runtime/syntax/expr.hpp"
+#include "runtime/trace/procedures.hpp"
+
+namespace vnt {
+
+Trace::Trace(const SpRegistry& builtins, uint64_t seed)
+    : rng_(seed), builtins_(builtins), branch_(ProcPtr(std::make_shared<BranchProcedure>())) {
+  if (const Value* s = builtins_.find("scope_include"); s && is_procedure(*s))
+    if (auto* p = dynamic_cast<SpProcedure*>(std::get<ProcPtr>(*s).get())) scope_include_sp_ = &p->sp();
+}
+
+Trace::~Trace() = default;
+
+ConstantNode* Trace::new_constant(const Expr* e, Value v) {
+  ++live_nodes_;
+  return new ConstantNode(e, std::move(v));
+}
+
+LookupNode* Trace::new_lookup(const Expr* e, Node* source) {
+  ++live_nodes_;
+  auto* n = new LookupNode(e, source);
+  add_child(source, n);
+  return n;
+}
+
+OutputNode* Trace::new_application(const Expr* e, Node* op, std::vector<Node*> operands, EnvPtr env) {
+  live_nodes_ += 2;
+  auto* out = new OutputNode(e, op, std::move(operands), std::move(env));
+  auto* req = new RequestNode(e, out);
+  out->request = req;
+  add_child(op, req);
+  add_child(op, out);
+  for (Node* o : out->operands) {
+    add_child(o, req);
+    add_child(o, out);
+  }
+  add_child(req, out);
+  return out;
+}
+
+void Trace::delete_node(Node* n) {
+  --live_nodes_;
+  switch (n->kind) {
+    case NodeKind::kConstant: delete static_cast<ConstantNode*>(n); break;
+    case NodeKind::kLookup: delete static_cast<LookupNode*>(n); break;
+    case NodeKind::kRequest: delete static_cast<RequestNode*>(n); break;
+    case NodeKind::kOutput: delete static_cast<OutputNode*>(n); break;
+  }
+}
+
+void Trace::destroy_family(Node* root) {
+  if (root->kind == NodeKind::kOutput) {
+    OutputNode* out = as_output(root);
+    for (auto it = out->operands.rbegin(); it != out->operands.rend(); ++it) destroy_family(*it);
+    destroy_family(out->op);
+    delete_node(out->request);
+  }
+  delete_node(root);
+}
+
+void Trace::remove_child(Node* parent, Node* child) {
+  auto& c = parent->children;
+  auto it = std::find(c.rbegin(), c.rend(), child);
+  VNT_ASSERT(it != c.rend(), "child edge missing on removal");
+  c.erase(std::next(it).base());
+}
+
+Node* Trace::global(std::string_view name) const {
+  auto it = globals_.find(std::string(name));
+  return it == globals_.end() ? nullptr : it->second;
+}
+
+Node* Trace::constrainable(Node* root) const {
+  Node* n = root;
+  while (true) {
+    if (n->kind == NodeKind::kLookup) {
+      n = as_lookup(n)->source;
+      continue;
+    }
+    if (n->kind != NodeKind::kOutput) return nullptr;
+    OutputNode* out = as_output(n);
+    if (!is_procedure(out->op->value)) return nullptr;
+    Procedure& p = *std::get<ProcPtr>(out->op->value);
+    if (p.kind() != Procedure::Kind::kPrimitive) {
+      if (out->esr_parents.empty()) return nullptr;
+      n = out->esr_parents.back();
+      continue;
+    }
+    const Sp& sp = static_cast<SpProcedure&>(p).sp();
+    if (&sp == scope_include_sp_ && out->operands.size() == 3) {
+      n = out->operands[2];
+      continue;
+    }
+    return sp.is_random() ? n : nullptr;
+  }
+}
+
+Procedure& operator_procedure(const OutputNode* out) {
+  const Value& v = out->op->value;
+  if (!is_procedure(v)) {
+    SourceSpan span = out->op->expr ? out->op->expr->span : SourceSpan{};
+    throw Error(ErrorKind::kType, fmt::format("cannot apply {} ({}): not a procedure", kind_name(v), to_string(v)),
+                span);
+  }
+  return *std::get<ProcPtr>(v);
+}
+
+}  // namespace vnt

@@ -1,0 +1,84 @@
+// The concrete trace: owns nodes, the global environment, random choices, scopes and the trace's RNG.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/core/rng.hpp"
+#include "runtime/sp/registry.hpp"
+#include "runtime/trace/node.hpp"
+#include "runtime/trace/samplable_set.hpp"
+#include "runtime/trace/scopes.hpp"
+
+namespace vnt {
+
+class Sp;
+
+class Trace {
+ public:
+  Trace(const SpRegistry& builtins, uint64_t seed);
+  ~Trace();
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
+  Rng& rng() { return rng_; }
+
+  // Node lifecycle. Creating a lookup or an application adds the child edges to its parents.
+  ConstantNode* new_constant(const Expr* e, Value v);
+  LookupNode* new_lookup(const Expr* e, Node* source);
+  /// Creates the request/output pair of an application; operands and operator are existing nodes.
+  OutputNode* new_application(const Expr* e, Node* op, std::vector<Node*> operands, EnvPtr env);
+  /// Deletes the nodes of a family that is no longer linked into the trace (not its requested families).
+  void destroy_family(Node* root);
+  size_t live_nodes() const { return live_nodes_; }
+
+  void add_child(Node* parent, Node* child) { parent->children.push_back(child); }
+  void remove_child(Node* parent, Node* child);
+
+  // Global environment: user bindings shadow builtins.
+  Node* global(std::string_view name) const;
+  void bind_global(const std::string& name, Node* n) { globals_[name] = n; }
+  void unbind_global(const std::string& name) { globals_.erase(name); }
+  const Value* builtin(std::string_view name) const { return builtins_.find(name); }
+
+  // Unconstrained random choices (the `default` scope) and user scopes.
+  SamplableSet<Node*>& random_choices() { return random_choices_; }
+  ScopeTable& scopes() { return scopes_; }
+
+  // Observations: directive root -> observed value.
+  std::unordered_map<Node*, Value>& observations() { return observations_; }
+  /// Follows lookups and procedure outputs from `root` to the random choice whose value it is, or nullptr.
+  Node* constrainable(Node* root) const;
+
+  /// Current and maximum nesting of family evaluation (runaway recursion is reported, not a crash).
+  int& eval_depth() { return eval_depth_; }
+  int max_eval_depth() const { return max_eval_depth_; }
+  void set_max_eval_depth(int d) { max_eval_depth_ = d; }
+
+  const Value& branch_procedure() const { return branch_; }
+  const Sp* scope_include_sp() const { return scope_include_sp_; }
+
+ private:
+  void delete_node(Node* n);
+
+  Rng rng_;
+  const SpRegistry& builtins_;
+  std::unordered_map<std::string, Node*> globals_;
+  SamplableSet<Node*> random_choices_;
+  ScopeTable scopes_;
+  std::unordered_map<Node*, Value> observations_;
+  Value branch_;
+  const Sp* scope_include_sp_ = nullptr;
+  size_t live_nodes_ = 0;
+  int eval_depth_ = 0;
+  int max_eval_depth_ = 2000;
+};
+
+/// The procedure an application's operator node holds; throws kType if it is not a procedure.
+Procedure& operator_procedure(const OutputNode* out);
+
+}  // namespace vnt
