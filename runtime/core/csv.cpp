@@ -1,0 +1,228 @@
+// CSV of numbers: a quoting-aware record scanner over the whole file, std::from_chars for the cells.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/core/csv.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <iterator>
+#include <memory>
+#include <ostream>
+#include <system_error>
+
+#include "runtime/core/error.hpp"
+
+namespace vnt {
+namespace {
+
+// One cell of a record: the text between the separators (inside the quotes if quoted, where '"' is
+// still doubled), trimmed of spaces and tabs if unquoted.
+struct Cell {
+  std::string_view text;
+  bool quoted = false;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// A cell as shown in a message: at most 40 characters.
+std::string shown(std::string_view s) {
+  return s.size() <= 40 ? std::string(s) : fmt::format("{}...", s.substr(0, 37));
+}
+
+class Scanner {
+ public:
+  Scanner(std::string_view text, const std::string& name) : text_(text), name_(name) {}
+
+  /// Reads the next record into `cells`; false at the end of the text. `line()` is where it started.
+  bool next(std::vector<Cell>& cells) {
+    cells.clear();
+    if (pos_ >= text_.size()) return false;
+    record_line_ = line_;
+    for (;;) {
+      const bool quoted = pos_ < text_.size() && text_[pos_] == '"';
+      cells.push_back(quoted ? quoted_cell(cells.size() + 1) : plain_cell());
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      if (pos_ < text_.size()) {  // at the '\n' ending the record
+        ++pos_;
+        ++line_;
+      }
+      return true;
+    }
+  }
+
+  size_t line() const { return record_line_; }
+
+ private:
+  Cell plain_cell() {
+    size_t end = pos_;  // a plain loop: find_first_of tests each character against the set
+    while (end < text_.size() && text_[end] != ',' && text_[end] != '\n') ++end;
+    Cell cell{trim(text_.substr(pos_, end - pos_)), false};
+    pos_ = end;
+    return cell;
+  }
+
+  // RFC 4180: "..." with "" for a quote; may span lines. Only blanks (or the CR of CRLF) may follow.
+  Cell quoted_cell(size_t column) {
+    const size_t start = ++pos_;
+    for (;;) {
+      size_t q = text_.find('"', pos_);
+      if (q == std::string_view::npos) {
+        raise(ErrorKind::kIo, "{}:{}:{}: unterminated quoted cell", name_, record_line_, column);
+      }
+      line_ += static_cast<size_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(pos_),
+                                              text_.begin() + static_cast<std::ptrdiff_t>(q), '\n'));
+      pos_ = q + 1;
+      if (pos_ < text_.size() && text_[pos_] == '"') {
+        ++pos_;
+        continue;
+      }
+      Cell cell{text_.substr(start, q - start), true};
+      while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r'))
+        ++pos_;
+      if (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '\n') {
+        raise(ErrorKind::kIo, "{}:{}:{}: unexpected '{}' after a quoted cell", name_, record_line_, column,
+              text_[pos_]);
+      }
+      return cell;
+    }
+  }
+
+  std::string_view text_;
+  const std::string& name_;
+  size_t pos_ = 0, line_ = 1, record_line_ = 1;
+};
+
+bool is_blank(const std::vector<Cell>& cells) {
+  return cells.size() == 1 && !cells[0].quoted && cells[0].text.empty();
+}
+
+std::string unquote(const Cell& cell) {
+  std::string out(cell.text);
+  if (!cell.quoted) return out;
+  size_t at = 0;
+  while ((at = out.find("\"\"", at)) != std::string::npos) out.erase(at++, 1);
+  return out;
+}
+
+double parse_number(const Cell& cell, const std::string& name, size_t line, size_t column) {
+  std::string_view s = cell.text;
+  if (s.size() > 1 && s[0] == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
+  double value = 0.0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (end == s.data() + s.size() && !s.empty()) {
+    if (ec == std::errc()) return value;
+    if (ec == std::errc::result_out_of_range) {
+      raise(ErrorKind::kIo, "{}:{}:{}: number '{}' is out of range", name, line, column, shown(cell.text));
+    }
+  }
+  if (cell.text.empty())
+    raise(ErrorKind::kIo, "{}:{}:{}: expected a number, found an empty cell", name, line, column);
+  raise(ErrorKind::kIo, "{}:{}:{}: expected a number, found '{}'", name, line, column, shown(cell.text));
+}
+
+bool needs_quotes(const std::string& s) {
+  return s.empty() || s.find_first_of(",\"\r\n") != std::string::npos || s.front() == ' ' ||
+         s.front() == '\t' || s.back() == ' ' || s.back() == '\t';
+}
+
+void append_name(fmt::memory_buffer& buf, const std::string& s) {
+  if (!needs_quotes(s)) {
+    buf.append(s);
+    return;
+  }
+  buf.push_back('"');
+  for (char c : s) {
+    if (c == '"') buf.push_back('"');
+    buf.push_back(c);
+  }
+  buf.push_back('"');
+}
+
+}  // namespace
+
+void write_csv(std::ostream& os, const std::vector<std::string>& header,
+               const std::vector<std::vector<double>>& rows) {
+  fmt::memory_buffer buf;
+  auto flush = [&] {
+    os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    buf.clear();
+  };
+  for (size_t j = 0; j < header.size(); ++j) {
+    if (j > 0) buf.push_back(',');
+    append_name(buf, header[j]);
+  }
+  if (!header.empty()) buf.push_back('\n');
+  const size_t width = !header.empty() ? header.size() : rows.empty() ? 0 : rows[0].size();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].size() != width) {
+      raise(ErrorKind::kDomain, "write_csv: row {} has {} values, expected {}", i + 1, rows[i].size(), width);
+    }
+    for (size_t j = 0; j < width; ++j) {
+      if (j > 0) buf.push_back(',');
+      fmt::format_to(std::back_inserter(buf), "{}", rows[i][j]);
+    }
+    buf.push_back('\n');
+    if (buf.size() > (1u << 16)) flush();
+  }
+  flush();
+  if (!os) raise(ErrorKind::kIo, "write_csv: cannot write to the output stream");
+}
+
+CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool has_header) {
+  CsvTable table;
+  Scanner scanner(text, name);
+  std::vector<Cell> cells;
+  bool seen_record = false;
+  size_t width = 0;
+  while (scanner.next(cells)) {
+    if (is_blank(cells)) continue;
+    if (!seen_record) {
+      seen_record = true;
+      width = cells.size();
+      if (has_header) {
+        for (const Cell& c : cells) table.header.push_back(unquote(c));
+        continue;
+      }
+    }
+    if (cells.size() != width) {
+      raise(ErrorKind::kIo, "{}:{}: expected {} columns, found {}", name, scanner.line(), width,
+            cells.size());
+    }
+    std::vector<double>& row = table.rows.emplace_back();
+    row.reserve(width);
+    for (size_t j = 0; j < width; ++j) row.push_back(parse_number(cells[j], name, scanner.line(), j + 1));
+  }
+  if (!seen_record) raise(ErrorKind::kIo, "{}: empty file", name);
+  return table;
+}
+
+CsvTable read_csv_numeric(const std::string& path, bool has_header) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) raise(ErrorKind::kIo, "cannot open '{}': {}", path, std::generic_category().message(errno));
+  std::string text;
+  size_t used = 0;
+  for (;;) {
+    text.resize(std::max<size_t>(2 * text.size(), size_t{1} << 16));
+    size_t want = text.size() - used;
+    size_t got = std::fread(text.data() + used, 1, want, file.get());
+    used += got;
+    if (got < want) break;
+  }
+  if (std::ferror(file.get())) {
+    raise(ErrorKind::kIo, "cannot read '{}': {}", path, std::generic_category().message(errno));
+  }
+  text.resize(used);
+  return parse_csv_numeric(text, path, has_header);
+}
+
+}  // namespace vnt

@@ -1,0 +1,38 @@
+// A small CSV reader and writer for numeric tables (data sets, MCMC draws).
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vnt {
+
+/// A numeric table: column names (empty without a header) and rows of equal width.
+struct CsvTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> rows;
+};
+
+/// Writes a header line (skipped if `header` is empty) and one line per row, '\n'-terminated.
+/// Names containing a comma, quote, line break or edge whitespace (and empty names) are quoted, with
+/// '"' doubled. Numbers are printed shortest-round-trip (fmt "{}"; "nan", "inf", "-inf").
+/// Throws kDomain if a row's width differs from the header's (or the first row's), kIo if the
+/// stream fails.
+void write_csv(std::ostream& os, const std::vector<std::string>& header,
+               const std::vector<std::vector<double>>& rows);
+
+/// Parses CSV text whose cells are all numbers (the first record being names if `has_header`).
+/// Accepts '\n' and "\r\n", a missing or extra final newline, blank lines (skipped), spaces around
+/// cells, RFC 4180 quoting, a leading '+', and nan/inf. Every row must have as many cells as the
+/// header (or the first row). `name` prefixes error messages, which are kIo errors of the form
+/// "name:line:column: expected a number, found 'abc'" (1-based; column = cell index),
+/// "name:line: expected 51 columns, found 50" or "name: empty file" (no record at all).
+CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool has_header);
+
+/// Reads the file at `path` in one go and parses it as above, naming it `path` in messages.
+/// Throws kIo: "cannot open 'path': <reason>", "cannot read 'path': <reason>", or a parse error.
+CsvTable read_csv_numeric(const std::string& path, bool has_header);
+
+}  // namespace vnt

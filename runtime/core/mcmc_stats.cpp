@@ -1,0 +1,151 @@
+// Moments, quantiles and the autocorrelation-based effective sample size of MCMC draws.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/core/mcmc_stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <numeric>
+#include <unsupported/Eigen/FFT>
+#include <vector>
+
+#include "runtime/core/error.hpp"
+
+namespace vnt {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool all_finite(std::span<const double> xs) {
+  return std::all_of(xs.begin(), xs.end(), [](double x) { return std::isfinite(x); });
+}
+
+// Type-7 quantile of already sorted draws.
+double sorted_quantile(const std::vector<double>& sorted, double q) {
+  double h = static_cast<double>(sorted.size() - 1) * q;
+  auto lo = static_cast<size_t>(std::floor(h));
+  if (lo + 1 >= sorted.size()) return sorted.back();
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+}
+
+void check_probability_arg(double q) {
+  if (!(q >= 0.0 && q <= 1.0)) raise(ErrorKind::kDomain, "quantile: probability {} is not in [0, 1]", q);
+}
+
+// Biased autocovariances acov[t] = (1/n) sum_i (x_i - m)(x_{i+t} - m), t = 0..n-1, by the
+// Wiener-Khinchin theorem: zero-padding to >= 2n turns the FFT's circular correlation into a linear one.
+std::vector<double> autocovariance(std::span<const double> xs) {
+  const size_t n = xs.size();
+  const double m = mean(xs);
+  size_t nfft = 1;
+  while (nfft < 2 * n) nfft *= 2;
+  std::vector<double> padded(nfft, 0.0);
+  for (size_t i = 0; i < n; ++i) padded[i] = xs[i] - m;
+
+  Eigen::FFT<double> fft;
+  std::vector<std::complex<double>> freq;
+  fft.fwd(freq, padded);
+  for (auto& f : freq) f = std::norm(f);
+  std::vector<double> acov;
+  fft.inv(acov, freq);
+  acov.resize(n);
+  for (double& a : acov) a /= static_cast<double>(n);
+  return acov;
+}
+
+}  // namespace
+
+double mean(std::span<const double> xs) {
+  if (xs.empty()) return kNaN;
+  return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
+}
+
+double sample_sd(std::span<const double> xs) {
+  if (xs.size() < 2) return kNaN;
+  const double m = mean(xs);
+  double ss = 0.0;
+  for (double x : xs) ss += (x - m) * (x - m);
+  return std::sqrt(ss / static_cast<double>(xs.size() - 1));
+}
+
+double quantile(std::span<const double> xs, double q) {
+  check_probability_arg(q);
+  if (xs.empty() || std::any_of(xs.begin(), xs.end(), [](double x) { return std::isnan(x); })) return kNaN;
+  std::vector<double> sorted(xs.begin(), xs.end());
+  std::sort(sorted.begin(), sorted.end());
+  return sorted_quantile(sorted, q);
+}
+
+double effective_sample_size(std::span<const double> xs) {
+  const size_t n = xs.size();
+  if (n < 2 || !all_finite(xs)) return kNaN;
+  if (std::all_of(xs.begin(), xs.end(), [&](double x) { return x == xs[0]; })) return kNaN;
+  const std::vector<double> acov = autocovariance(xs);
+  if (!(acov[0] > 0.0)) return kNaN;  // variance lost to rounding: treat as constant
+
+  // Geyer (1992), initial monotone positive sequence: the pair sums Gamma_k = rho_2k + rho_2k+1 of a
+  // reversible chain are positive and decreasing, so sum them up to the first non-positive one, each
+  // clipped to its predecessor. tau = 1 + 2 sum_{t>=1} rho_t = -1 + 2 sum_k Gamma_k.
+  double sum = 0.0;
+  double prev = std::numeric_limits<double>::infinity();
+  for (size_t t = 0; t + 1 < n; t += 2) {
+    double gamma = (acov[t] + acov[t + 1]) / acov[0];
+    if (gamma <= 0.0) break;
+    prev = std::min(prev, gamma);
+    sum += prev;
+  }
+  const double dn = static_cast<double>(n);
+  // Stan's floor on tau: keeps antithetic (or short) chains from claiming an unbounded ESS.
+  const double tau = std::max(-1.0 + 2.0 * sum, 1.0 / std::max(1.0, std::log10(dn)));
+  return dn / tau;
+}
+
+double mcse_mean(std::span<const double> xs) { return sample_sd(xs) / std::sqrt(effective_sample_size(xs)); }
+
+ColumnSummary summarize(std::string name, std::span<const double> xs) {
+  ColumnSummary s;
+  s.name = std::move(name);
+  s.n = xs.size();
+  s.mean = mean(xs);
+  s.sd = sample_sd(xs);
+  s.q05 = s.q50 = s.q95 = kNaN;
+  if (!xs.empty() && std::none_of(xs.begin(), xs.end(), [](double x) { return std::isnan(x); })) {
+    std::vector<double> sorted(xs.begin(), xs.end());
+    std::sort(sorted.begin(), sorted.end());
+    s.q05 = sorted_quantile(sorted, 0.05);
+    s.q50 = sorted_quantile(sorted, 0.50);
+    s.q95 = sorted_quantile(sorted, 0.95);
+  }
+  s.ess = effective_sample_size(xs);
+  return s;
+}
+
+std::string format_summary_table(std::span<const ColumnSummary> rows) {
+  constexpr size_t kCols = 7;
+  auto number = [](double x) { return x == 0.0 ? std::string("0") : fmt::format("{:.4g}", x); };
+  auto count = [](double x) { return std::isfinite(x) ? fmt::format("{:.0f}", x) : fmt::format("{}", x); };
+
+  std::vector<std::array<std::string, kCols>> cells;
+  cells.push_back({"name", "mean", "sd", "5%", "50%", "95%", "ess"});
+  for (const ColumnSummary& r : rows) {
+    cells.push_back(
+        {r.name, number(r.mean), number(r.sd), number(r.q05), number(r.q50), number(r.q95), count(r.ess)});
+  }
+  std::array<size_t, kCols> width{};
+  for (const auto& line : cells) {
+    for (size_t c = 0; c < kCols; ++c) width[c] = std::max(width[c], line[c].size());
+  }
+  std::string out;
+  for (const auto& line : cells) {
+    out += fmt::format("{:<{}}", line[0], width[0]);
+    for (size_t c = 1; c < kCols; ++c) out += fmt::format("  {:>{}}", line[c], width[c]);
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace vnt
