@@ -80,9 +80,12 @@ Value logsumexp(const Call& c) {
 void register_elementary(SpRegistry& r) {
   r.add(unary("exp", [](double x) { return std::exp(x); }));
   r.add(unary("expm1", [](double x) { return std::expm1(x); }));
-  r.add(unary_checked("log", [](double x) { return std::log(x); }, non_negative, "must be non-negative"));
-  r.add(unary_checked("log1p", [](double x) { return std::log1p(x); }, at_least_minus_one, "must be at least -1"));
-  r.add(unary_checked("sqrt", [](double x) { return std::sqrt(x); }, non_negative, "must be non-negative"));
+  auto log_e = [](double x) { return std::log(x); };
+  auto log_1p = [](double x) { return std::log1p(x); };
+  auto square_root = [](double x) { return std::sqrt(x); };
+  r.add(unary_checked("log", log_e, non_negative, "must be non-negative"));
+  r.add(unary_checked("log1p", log_1p, at_least_minus_one, "must be at least -1"));
+  r.add(unary_checked("sqrt", square_root, non_negative, "must be non-negative"));
   r.add(unary("abs", [](double x) { return std::fabs(x); }));
   r.add(unary("floor", [](double x) { return std::floor(x); }));
   r.add(unary("ceil", [](double x) { return std::ceil(x); }));

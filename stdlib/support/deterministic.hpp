@@ -35,9 +35,7 @@ class Call {
   int64_t index(size_t i) const { return as_index(args_[i], ref(i)); }
 
   /// kType: "f: argument 2 must be <expected>, got a symbol".
-  [[noreturn]] void fail_type(size_t i, std::string_view expected) const {
-    throw_arg_type(ref(i), expected, args_[i]);
-  }
+  [[noreturn]] void fail_type(size_t i, std::string_view expected) const { throw_arg_type(ref(i), expected, args_[i]); }
   /// kDomain: "f: argument 1 is -1, but <requirement>".
   [[noreturn]] void fail_domain(size_t i, std::string_view requirement) const {
     raise(ErrorKind::kDomain, "{}: argument {} is {}, but {}", name_, i + 1, to_string(args_[i]), requirement);

@@ -81,8 +81,8 @@ Value broadcast(const Call& c, const Operand& a, const Operand& b, Op op) {
     return make_vector(a.vec->binaryExpr(*b.vec, op));
   }
   if (a.mat->rows() != b.mat->rows() || a.mat->cols() != b.mat->cols())
-    raise(ErrorKind::kDomain, "{}: argument {} has shape {}x{}, but argument {} has shape {}x{}", c.name(),
-          b.pos + 1, b.mat->rows(), b.mat->cols(), a.pos + 1, a.mat->rows(), a.mat->cols());
+    raise(ErrorKind::kDomain, "{}: argument {} has shape {}x{}, but argument {} has shape {}x{}", c.name(), b.pos + 1,
+          b.mat->rows(), b.mat->cols(), a.pos + 1, a.mat->rows(), a.mat->cols());
   return make_matrix(a.mat->binaryExpr(*b.mat, op));
 }
 

@@ -29,8 +29,6 @@ Value linear_logistic(const Call& c) {
 
 }  // namespace
 
-void register_linear_logistic(SpRegistry& r) {
-  r.add(make_function_sp("linear_logistic", 2, 2, linear_logistic));
-}
+void register_linear_logistic(SpRegistry& r) { r.add(make_function_sp("linear_logistic", 2, 2, linear_logistic)); }
 
 }  // namespace vnt::stdlib

@@ -40,8 +40,7 @@ Value multiply(const Call& c) {
   if (!is_matrix(c[1])) c.fail_type(1, "a matrix or vector");
   const Eigen::MatrixXd& b = c.matrix(1);
   if (b.rows() != a.cols())
-    raise(ErrorKind::kDomain, "matrix_mul: argument 2 has {} rows, but argument 1 has {} columns", b.rows(),
-          a.cols());
+    raise(ErrorKind::kDomain, "matrix_mul: argument 2 has {} rows, but argument 1 has {} columns", b.rows(), a.cols());
   return make_matrix(a * b);
 }
 

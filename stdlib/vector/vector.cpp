@@ -59,18 +59,17 @@ Value mean(const Call& c) {
   return v.mean();
 }
 
-Value filled(const Call& c, double x) {
-  return make_vector(Eigen::VectorXd::Constant(c.index(0), x));
-}
+Value filled(const Call& c, double x) { return make_vector(Eigen::VectorXd::Constant(c.index(0), x)); }
 
 // n evenly spaced points from a to b inclusive (n = 1 gives [a]); the last point is exactly b.
 Value linspace(const Call& c) {
   double a = c.number(0);
   double b = c.number(1);
   Eigen::Index n = c.index(2);
+  if (n == 1) return make_vector(Eigen::VectorXd::Constant(1, a));
   Eigen::VectorXd v(n);
-  for (Eigen::Index i = 0; i < n; ++i)
-    v[i] = i + 1 == n && n > 1 ? b : a + (b - a) * static_cast<double>(i) / static_cast<double>(n - 1);
+  for (Eigen::Index i = 0; i < n; ++i) v[i] = a + (b - a) * static_cast<double>(i) / static_cast<double>(n - 1);
+  if (n > 0) v[n - 1] = b;
   return make_vector(std::move(v));
 }
 
@@ -83,8 +82,9 @@ Value append(const Call& c) {
   }
   if (!is_vector(c[0])) c.fail_type(0, "a vector or list");
   const Eigen::VectorXd& v = c.vector(0);
+  double x = c.number(1);  // read before the comma initializer, which must not be left unfinished by a throw
   Eigen::VectorXd out(v.size() + 1);
-  out << v, c.number(1);
+  out << v, x;
   return make_vector(std::move(out));
 }
 
