@@ -1,0 +1,31 @@
+// bernoulli(p = 0.5): 1 with probability p, else 0 (numbers; `flip` is the boolean twin).
+// SPDX-License-Identifier: Apache-2.0
+#include <boost/random/bernoulli_distribution.hpp>
+
+#include "runtime/sp/distribution_sp.hpp"
+#include "runtime/sp/registry.hpp"
+
+namespace vnt::stdlib {
+namespace {
+
+struct Bernoulli {
+  static constexpr std::string_view kName = "bernoulli";
+  static constexpr ParamSpec kParams[] = {{"p", Domain::kProbability, 0.5}};
+  static constexpr Support kSupport = Support::kBinary;
+
+  static double simulate(Rng& rng, double p) {
+    return boost::random::bernoulli_distribution<double>(p)(rng.engine()) ? 1.0 : 0.0;
+  }
+  static double log_density(double x, double p) {
+    if (x == 1.0) return std::log(p);
+    if (x == 0.0) return std::log1p(-p);
+    return kNegInf;
+  }
+  static std::vector<double> enumerate(double /*p*/) { return {0.0, 1.0}; }
+};
+
+}  // namespace
+
+void register_bernoulli(SpRegistry& r) { r.add(make_distribution_sp<Bernoulli>()); }
+
+}  // namespace vnt::stdlib

@@ -1,0 +1,32 @@
+// inv_gamma(shape, scale): density ∝ x^(-shape-1) e^(-scale/x) on x > 0 (1/x is gamma(shape, scale)).
+// SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <boost/random/gamma_distribution.hpp>
+
+#include "runtime/sp/distribution_sp.hpp"
+#include "runtime/sp/registry.hpp"
+
+namespace vnt::stdlib {
+namespace {
+
+struct InvGamma {
+  static constexpr std::string_view kName = "inv_gamma";
+  static constexpr ParamSpec kParams[] = {{"shape", Domain::kPositive}, {"scale", Domain::kPositive}};
+  static constexpr Support kSupport = Support::kPositiveReal;
+
+  static double simulate(Rng& rng, double shape, double scale) {
+    double x = scale / boost::random::gamma_distribution<double>(shape, 1.0)(rng.engine());
+    // Keep extreme draws (gamma underflow or overflow) inside the support.
+    return std::clamp(x, std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
+  }
+  static double log_density(double x, double shape, double scale) {
+    if (!(x > 0) || !std::isfinite(x)) return kNegInf;
+    return shape * std::log(scale) - std::lgamma(shape) - (shape + 1) * std::log(x) - scale / x;
+  }
+};
+
+}  // namespace
+
+void register_inv_gamma(SpRegistry& r) { r.add(make_distribution_sp<InvGamma>()); }
+
+}  // namespace vnt::stdlib
