@@ -1,0 +1,27 @@
+// normal: conformance over a parameter table, domain/arity/type messages.
+// SPDX-License-Identifier: Apache-2.0
+#include <boost/math/distributions/normal.hpp>
+
+#include "tests/support/dist_conformance.hpp"
+
+namespace vnt::test {
+
+TEST_CASE("normal conforms") {
+  const Sp& sp = builtin_sp("normal");
+  for (auto [mean, sd] : {std::pair{0.0, 1.0}, {-3.0, 0.25}, {100.0, 40.0}})
+    check_continuous(sp, {num(mean), num(sd)}, boost::math::normal_distribution<>(mean, sd), -kInf, kInf);
+}
+
+TEST_CASE("normal errors") {
+  const Sp& sp = builtin_sp("normal");
+  check_invalid(sp, {num(0), num(-1)}, num(0), "normal: argument 2 (sd) is -1, but must be positive");
+  check_invalid(sp, {num(0), num(0)}, num(0), "normal: argument 2 (sd) is 0, but must be positive");
+  check_invalid(sp, {num(kInf), num(1)}, num(0), "normal: argument 1 (mean) is inf, but must be a finite number");
+  check_malformed(sp, {num(0), num(1), num(2)}, num(0), ErrorKind::kArity, "normal: expected 2 arguments, got 3");
+  check_malformed(sp, {vec({1}), num(1)}, num(0), ErrorKind::kType,
+                  "normal: argument 1 (mean) must be a number, got a vector");
+  CHECK(Call(sp, {num(0), num(1)}).log_density(vec({0})) == -kInf);
+  CHECK(Call(sp, {num(0), num(1)}).log_density(num(kInf)) == -kInf);
+}
+
+}  // namespace vnt::test

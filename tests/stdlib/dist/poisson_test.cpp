@@ -1,0 +1,31 @@
+// poisson: conformance over a parameter table (small and large rates), non-integers, messages.
+// SPDX-License-Identifier: Apache-2.0
+#include <boost/math/distributions/poisson.hpp>
+
+#include "tests/support/dist_conformance.hpp"
+
+namespace vnt::test {
+
+TEST_CASE("poisson conforms") {
+  const Sp& sp = builtin_sp("poisson");
+  for (double rate : {0.05, 1.0, 4.5, 60.0}) {
+    boost::math::poisson_distribution<> ref(rate);
+    int hi = static_cast<int>(rate + 12 * std::sqrt(rate) + 20);
+    check_discrete(sp, {num(rate)}, count_range(0, hi), [&](double k) { return pdf(ref, k); });
+  }
+}
+
+TEST_CASE("poisson errors") {
+  const Sp& sp = builtin_sp("poisson");
+  check_invalid(sp, {num(0)}, num(0), "poisson: argument 1 (rate) is 0, but must be positive");
+  check_invalid(sp, {num(-0.5)}, num(0), "poisson: argument 1 (rate) is -0.5, but must be positive");
+  check_malformed(sp, {}, num(0), ErrorKind::kArity, "poisson: expected 1 argument, got 0");
+  check_malformed(sp, {make_list({})}, num(0), ErrorKind::kType,
+                  "poisson: argument 1 (rate) must be a number, got a list");
+  Call call(sp, {num(3)});
+  for (double x : {-1.0, 0.5, 2.999, kInf}) CHECK(call.log_density(num(x)) == -kInf);
+  CHECK(call.log_density(num(0)) == doctest::Approx(-3.0));
+  CHECK_FALSE(sp.enumerate(call.args()).has_value());
+}
+
+}  // namespace vnt::test
