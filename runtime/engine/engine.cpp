@@ -123,7 +123,37 @@ void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
 }
 
 void Engine::observe(const Expr* e, const Value& v, const std::string& label) {
-  Node* root = eval_new_family(e);
+  observe_root(eval_new_family(e), e, v, label);
+}
+
+const Expr* Engine::apply_site(const std::string& procedure) {
+  auto it = apply_sites_.find(procedure);
+  if (it != apply_sites_.end()) return it->second;
+  // One synthesized expression per procedure name gives every bulk observation a span to report.
+  auto file = std::make_shared<const SourceFile>(SourceFile{"<observe_apply>", "(" + procedure + " ...)"});
+  auto site = std::make_unique<Expr>();
+  site->kind = Expr::Kind::kApp;
+  site->span = SourceSpan{file, 1, 1, 1, static_cast<uint32_t>(procedure.size() + 7)};
+  auto op = std::make_unique<Expr>();
+  op->kind = Expr::Kind::kVar;
+  op->name = procedure;
+  op->span = SourceSpan{file, 1, 2, 1, static_cast<uint32_t>(procedure.size() + 2)};
+  site->items.push_back(std::move(op));
+  const Expr* e = keep(std::move(site));
+  apply_sites_.emplace(procedure, e);
+  return e;
+}
+
+void Engine::observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v) {
+  const Expr* site = apply_site(procedure);
+  Scaffold none;
+  Db db(*trace_);
+  double w = 0;
+  Node* root = apply_expr_to_values(*trace_, none, db, site, site->items[0].get(), args, &w);
+  observe_root(root, site, v, {});
+}
+
+void Engine::observe_root(Node* root, const Expr* e, const Value& v, const std::string& label) {
   try {
     Node* c = trace_->constrainable(root);
     if (c == nullptr)

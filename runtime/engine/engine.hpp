@@ -58,6 +58,8 @@ class Engine {
   Value assume(const std::string& name, const Expr* e, const std::string& label = {});
   Value predict(const Expr* e, const std::string& label = {});
   void observe(const Expr* e, const Value& v, const std::string& label = {});
+  /// Observes (procedure args...) = v with constant arguments, without parsing (bulk data loading).
+  void observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v);
   void forget(const std::string& label);
   void infer(const parser::Syntax& program);
 
@@ -66,6 +68,8 @@ class Engine {
   Node* eval_new_family(const Expr* e);
   void uneval_and_destroy(Node* root);
   void constrain_new(Node* root, Node* c, const Value& v, const Expr* e);
+  void observe_root(Node* root, const Expr* e, const Value& v, const std::string& label);
+  const Expr* apply_site(const std::string& procedure);
 
   SpRegistry registry_;
   std::unique_ptr<Trace> trace_;
@@ -75,6 +79,7 @@ class Engine {
   size_t next_id_ = 1;
   Draws draws_;
   std::function<void(const Value&, const Directive&)> output_;
+  std::map<std::string, const Expr*> apply_sites_;
 };
 
 }  // namespace vnt

@@ -98,6 +98,21 @@ InferOp compile_mh(const Syntax& s) {
   bad(s, "mh: expected (mh scope block transitions) or (mh scope block 'drift sigma transitions)");
 }
 
+InferOp compile(Engine& engine, const Syntax& s);
+
+/// Compiles and checks what can be checked before anything runs, so a bad program changes nothing.
+InferOp compile_checked(Engine& engine, const Syntax& s) {
+  InferOp op = compile(engine, s);
+  std::vector<const InferOp*> todo{&op};
+  while (!todo.empty()) {
+    const InferOp* o = todo.back();
+    todo.pop_back();
+    if (o->kind == InferOp::Kind::kMh) validate_block(engine.trace(), o->block, o->mh.drift_sigma.has_value());
+    for (const InferOp& c : o->children) todo.push_back(&c);
+  }
+  return op;
+}
+
 InferOp compile(Engine& engine, const Syntax& s) {
   if (s.kind == Syntax::Kind::kNumber) {
     // A bare number N means (mh default one N).
@@ -220,7 +235,7 @@ void run(Engine& engine, const InferOp& op) {
 }  // namespace
 
 void run_infer_program(Engine& engine, const parser::Syntax& program) {
-  InferOp op = compile(engine, program);
+  InferOp op = compile_checked(engine, program);
   run(engine, op);
 }
 

@@ -57,7 +57,9 @@ bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& 
     throw;
   }
   double correction = log_index_density(trace, spec) - choice.log_index_density;
-  if (decide(rho, xi, correction, trace.rng())) return true;
+  bool accept = opts.decision == MhOptions::Decision::kMetropolis ? decide(rho, xi, correction, trace.rng())
+                                                                 : opts.decision == MhOptions::Decision::kAccept;
+  if (accept) return true;
   Db xi_db(trace);
   detach_and_extract(trace, scaffold, xi_db);
   regen_and_attach(trace, scaffold, true, rho_db);

@@ -12,6 +12,8 @@ class Trace;
 
 struct MhOptions {
   std::optional<double> drift_sigma;  // absent: propose by resimulation from the prior
+  /// Tests force the decision to check exact restoration; inference always uses kMetropolis.
+  enum class Decision { kMetropolis, kAccept, kReject } decision = Decision::kMetropolis;
 };
 
 struct MhStats {

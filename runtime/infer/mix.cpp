@@ -6,7 +6,8 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "runtime/core/error.hpp"
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/syntax/expr.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/sp/sp.hpp"
 #include "runtime/trace/builtins.hpp"
@@ -103,6 +104,42 @@ BlockChoice select_block(Trace& trace, const BlockSpec& spec) {
   }
   if (out.principals.empty()) no_choices(spec);
   return out;
+}
+
+void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued) {
+  std::vector<Node*> choices;
+  if (spec.scope == "default") {
+    if (spec.mode == BlockSpec::Mode::kValue)
+      throw Error(ErrorKind::kInference,
+                  fmt::format("{}: the default scope only has the blocks 'one' and 'all'", spec.kernel), spec.span);
+    choices = trace.random_choices().items();
+  } else {
+    const Scope* s = trace.scopes().find(spec.scope);
+    if (s != nullptr) {
+      if (spec.mode == BlockSpec::Mode::kValue) {
+        if (s->nodes(spec.block) == nullptr)
+          throw Error(ErrorKind::kInference,
+                      fmt::format("{}: scope '{}' has no block {}", spec.kernel, spec.scope, to_string(spec.block)),
+                      spec.span);
+        choices = random_choices_in_block(trace, spec.scope, spec.block);
+      } else {
+        for (const Value& b : s->blocks().items())
+          for (Node* n : random_choices_in_block(trace, spec.scope, b)) choices.push_back(n);
+      }
+    }
+  }
+  if (choices.empty()) no_choices(spec);
+  if (!real_valued) return;
+  for (Node* n : choices) {
+    const SpProcedure* p = primitive_at(as_output(n));
+    if (p == nullptr || !p->sp().real_valued()) {
+      SourceSpan where = n->expr ? n->expr->span : SourceSpan{};
+      throw Error(ErrorKind::kInference,
+                  fmt::format("{}: 'drift needs real-valued random choices, but scope '{}' includes {} at {}",
+                              spec.kernel, spec.scope, p ? p->sp().name() : "a procedure", span_location(where)),
+                  spec.span);
+    }
+  }
 }
 
 double log_index_density(Trace& trace, const BlockSpec& spec) {

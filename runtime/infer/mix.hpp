@@ -30,6 +30,10 @@ struct BlockChoice {
 /// Picks the principal nodes. Throws kInference if the scope has no random choices or the block is absent.
 BlockChoice select_block(Trace& trace, const BlockSpec& spec);
 
+/// Checks before a run that the block exists and has random choices, and with `real_valued` that every choice
+/// it can select takes real values (for 'drift). Throws kInference naming the scope and the reason.
+void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued);
+
 /// log density of the index after a proposal (the number of blocks may have changed).
 double log_index_density(Trace& trace, const BlockSpec& spec);
 

@@ -362,6 +362,13 @@ Node* Regen::apply_to_values(const Expr* site, const Value& proc, const std::vec
   return finish_application(t_.new_application(site, op, std::move(operands), nullptr), w);
 }
 
+Node* Regen::apply_expr_to_values(const Expr* site, const Expr* op_expr, const std::vector<Value>& args, double* w) {
+  Node* op = eval_family(op_expr, nullptr, w);
+  std::vector<Node*> operands;
+  for (const Value& a : args) operands.push_back(t_.new_constant(site, a));
+  return finish_application(t_.new_application(site, op, std::move(operands), nullptr), w);
+}
+
 double Regen::restore_family(Node* root) {
   double w = 0;
   if (root->kind == NodeKind::kLookup) {
@@ -409,6 +416,11 @@ double Regen::constrain(Node* root) {
                                             : as_output(n)->esr_parents.back()->value;
   }
   return w;
+}
+
+Node* apply_expr_to_values(Trace& trace, Scaffold& scaffold, Db& db, const Expr* site, const Expr* op,
+                           const std::vector<Value>& args, double* weight) {
+  return Regen(trace, scaffold, db, false).apply_expr_to_values(site, op, args, weight);
 }
 
 double regen_and_attach(Trace& trace, Scaffold& scaffold, bool restore, Db& db) {

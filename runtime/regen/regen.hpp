@@ -29,4 +29,8 @@ void uneval_family(Trace& trace, Scaffold& scaffold, Db& db, Node* root);
 Node* apply_to_values(Trace& trace, Scaffold& scaffold, Db& db, const Expr* site, const Value& proc,
                       const std::vector<Value>& args, double* weight);
 
+/// Applies the procedure `op` evaluates to (usually a variable) to constant arguments as a new family.
+Node* apply_expr_to_values(Trace& trace, Scaffold& scaffold, Db& db, const Expr* site, const Expr* op,
+                           const std::vector<Value>& args, double* weight);
+
 }  // namespace vnt

@@ -1,0 +1,167 @@
+// The public Runtime API over the engine: value conversion and error translation.
+// SPDX-License-Identifier: Apache-2.0
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "parser/syntax.hpp"
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/engine/engine.hpp"
+#include "runtime/syntax/expr.hpp"
+#include "vnt/vnt.hpp"
+
+namespace vnt {
+namespace {
+
+Datum to_datum(const Value& v) {
+  Datum d;
+  if (is_nil(v)) return d;
+  if (is_bool(v)) d.value = std::get<bool>(v);
+  else if (is_number(v)) d.value = std::get<double>(v);
+  else if (is_vector(v)) d.value = *std::get<VectorPtr>(v);
+  else if (is_matrix(v)) d.value = *std::get<MatrixPtr>(v);
+  else if (is_string(v)) d.value = *std::get<StringPtr>(v);
+  else d.value = to_string(v);
+  return d;
+}
+
+Value from_datum(const Datum& d) {
+  struct Conv {
+    Value operator()(std::monostate) const { return Nil{}; }
+    Value operator()(bool b) const { return b; }
+    Value operator()(double x) const { return x; }
+    Value operator()(const std::string& s) const { return make_string(s); }
+    Value operator()(const Eigen::VectorXd& v) const { return make_vector(v); }
+    Value operator()(const Eigen::MatrixXd& m) const { return make_matrix(m); }
+  };
+  return std::visit(Conv{}, d.value);
+}
+
+[[noreturn]] void translate(const Error& e) {
+  throw RuntimeError(std::string(error_kind_name(e.kind())), span_location(e.span()), e.message(), render_error(e));
+}
+
+template <class F>
+auto guarded(F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    translate(e);
+  }
+}
+
+std::shared_ptr<const SourceFile> source(std::string_view name, std::string_view text) {
+  return std::make_shared<const SourceFile>(SourceFile{std::string(name), std::string(text)});
+}
+
+}  // namespace
+
+double Datum::as_double() const {
+  if (auto* x = std::get_if<double>(&value)) return *x;
+  if (auto* b = std::get_if<bool>(&value)) return *b ? 1.0 : 0.0;
+  throw std::invalid_argument("vnt::Datum is not a number: " + to_string());
+}
+
+std::string Datum::to_string() const { return vnt::to_string(from_datum(*this)); }
+
+struct Runtime::Impl {
+  explicit Impl(uint64_t seed) : engine(seed) {}
+  Engine engine;
+  std::vector<Datum> outputs;
+  size_t counter = 0;
+
+  const Expr* expression(std::string_view text) {
+    auto file = source(fmt::format("<api:{}>", ++counter), text);
+    return engine.keep(analyze_expression(parser::parse_expression(file), engine.params()));
+  }
+};
+
+Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>(options.seed)) {
+  ParamMap params(options.params.begin(), options.params.end());
+  impl_->engine.set_params(std::move(params));
+  impl_->engine.trace().set_max_eval_depth(options.max_depth);
+  impl_->engine.set_output([this](const Value& v, const Directive&) { impl_->outputs.push_back(to_datum(v)); });
+}
+
+Runtime::~Runtime() = default;
+Runtime::Runtime(Runtime&&) noexcept = default;
+Runtime& Runtime::operator=(Runtime&&) noexcept = default;
+
+std::vector<Datum> Runtime::execute(std::string_view program, std::string_view source_name) {
+  impl_->outputs.clear();
+  guarded([&] {
+    impl_->engine.run_source(source(source_name, program));
+    return 0;
+  });
+  return std::move(impl_->outputs);
+}
+
+std::vector<Datum> Runtime::execute_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) translate(Error(ErrorKind::kIo, fmt::format("cannot read '{}': {}", path, std::strerror(errno))));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return execute(ss.str(), path);
+}
+
+Datum Runtime::assume(std::string_view name, std::string_view expression) {
+  return guarded([&] { return to_datum(impl_->engine.assume(std::string(name), impl_->expression(expression))); });
+}
+
+void Runtime::observe(std::string_view expression, const Datum& value) {
+  guarded([&] {
+    impl_->engine.observe(impl_->expression(expression), from_datum(value));
+    return 0;
+  });
+}
+
+void Runtime::observe_apply(std::string_view procedure, const std::vector<Datum>& args, const Datum& value) {
+  guarded([&] {
+    std::vector<Value> vs;
+    vs.reserve(args.size());
+    for (const Datum& a : args) vs.push_back(from_datum(a));
+    impl_->engine.observe_apply(std::string(procedure), vs, from_datum(value));
+    return 0;
+  });
+}
+
+Datum Runtime::predict(std::string_view expression, std::string_view label) {
+  return guarded([&] { return to_datum(impl_->engine.predict(impl_->expression(expression), std::string(label))); });
+}
+
+Datum Runtime::sample(std::string_view expression) {
+  return guarded([&] { return to_datum(impl_->engine.sample(impl_->expression(expression))); });
+}
+
+void Runtime::infer(std::string_view program) {
+  guarded([&] {
+    auto file = source(fmt::format("<api:{}>", ++impl_->counter), program);
+    impl_->engine.infer(substitute_params(parser::parse_expression(file), impl_->engine.params()));
+    return 0;
+  });
+}
+
+void Runtime::forget(std::string_view label) {
+  guarded([&] {
+    impl_->engine.forget(std::string(label));
+    return 0;
+  });
+}
+
+Datum Runtime::report(std::string_view label) const {
+  return guarded([&] { return to_datum(impl_->engine.report(std::string(label))); });
+}
+
+std::vector<std::string> Runtime::draw_columns() const { return impl_->engine.draws().columns(); }
+
+std::vector<double> Runtime::draws(std::string_view column) const {
+  const Draws& d = impl_->engine.draws();
+  for (size_t i = 0; i < d.columns().size(); ++i)
+    if (d.columns()[i] == column) return d.column(i);
+  return {};
+}
+
+size_t Runtime::draw_rows() const { return impl_->engine.draws().rows(); }
+
+}  // namespace vnt

@@ -1,0 +1,102 @@
+// The public C++ API of vnt: a runtime holding one probabilistic execution trace, driven by directives.
+// Only std and Eigen types appear here; everything else is behind a pointer.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <Eigen/Dense>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace vnt {
+
+/// A value crossing the API: nothing, a boolean, a number, text (strings, symbols and anything else, printed),
+/// a vector or a matrix.
+struct Datum {
+  std::variant<std::monostate, bool, double, std::string, Eigen::VectorXd, Eigen::MatrixXd> value;
+
+  Datum() = default;
+  Datum(bool b) : value(b) {}                   // NOLINT(google-explicit-constructor)
+  Datum(double x) : value(x) {}                 // NOLINT(google-explicit-constructor)
+  Datum(int x) : value(static_cast<double>(x)) {}  // NOLINT(google-explicit-constructor)
+  Datum(Eigen::VectorXd v) : value(std::move(v)) {}  // NOLINT(google-explicit-constructor)
+  Datum(Eigen::MatrixXd m) : value(std::move(m)) {}  // NOLINT(google-explicit-constructor)
+
+  bool is_number() const { return std::holds_alternative<double>(value); }
+  /// The number (booleans as 0/1); throws std::invalid_argument for other kinds.
+  double as_double() const;
+  /// The printed form, as pprun prints it.
+  std::string to_string() const;
+};
+
+/// Every failing API call throws this. The runtime is unchanged by the failed call and stays usable.
+class RuntimeError : public std::runtime_error {
+ public:
+  RuntimeError(std::string kind, std::string location, std::string message, std::string rendered)
+      : std::runtime_error(rendered), kind_(std::move(kind)), location_(std::move(location)),
+        message_(std::move(message)) {}
+  /// "syntax error", "type error", "domain error", "zero probability", "internal error", ...
+  const std::string& kind() const { return kind_; }
+  /// "file:line:col" of the offending expression, or empty.
+  const std::string& location() const { return location_; }
+  /// The message without location.
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string kind_, location_, message_;
+};
+
+struct Options {
+  uint64_t seed = 0;                            ///< seed of the trace's single random stream
+  std::map<std::string, std::string> params;    ///< values of {name} external parameters
+  int max_depth = 2000;                         ///< maximum nesting of evaluation (runaway recursion guard)
+};
+
+class Runtime {
+ public:
+  explicit Runtime(Options options = {});
+  ~Runtime();
+  Runtime(Runtime&&) noexcept;
+  Runtime& operator=(Runtime&&) noexcept;
+
+  /// Runs every directive of a program text in order and returns the values of its predict and sample
+  /// directives. Stops at the first failing directive (earlier ones stay in effect). Throws RuntimeError.
+  std::vector<Datum> execute(std::string_view program, std::string_view source_name = "<api>");
+  /// Same for a file; paths in the program are relative to it. Throws RuntimeError (kind "i/o error").
+  std::vector<Datum> execute_file(const std::string& path);
+
+  /// [assume name expression]; returns the value.
+  Datum assume(std::string_view name, std::string_view expression);
+  /// [observe expression value].
+  void observe(std::string_view expression, const Datum& value);
+  /// Observes (procedure args...) = value without parsing anything: the loop-friendly way to load data.
+  /// `procedure` is an assumed name, e.g. observe_apply("y_x", {x_row}, 1.0).
+  void observe_apply(std::string_view procedure, const std::vector<Datum>& args, const Datum& value);
+  /// [predict expression] (kept in the trace, labelled if label is given); returns the current value.
+  Datum predict(std::string_view expression, std::string_view label = {});
+  /// [sample expression]: evaluates against the current trace without keeping anything.
+  Datum sample(std::string_view expression);
+  /// [infer program], e.g. infer("(mh default one 100)").
+  void infer(std::string_view program);
+  /// [forget label] (a label or an assumed name).
+  void forget(std::string_view label);
+  /// The current value of a labelled directive or an assumed name.
+  Datum report(std::string_view label) const;
+
+  /// Names of the columns collected so far by (collect ...), and their draws (NaN where a row lacks one).
+  std::vector<std::string> draw_columns() const;
+  std::vector<double> draws(std::string_view column) const;
+  size_t draw_rows() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vnt

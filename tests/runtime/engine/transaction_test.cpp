@@ -1,0 +1,104 @@
+// A directive that fails leaves the trace exactly as it was before it, and the engine goes on.
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+
+#include "runtime/core/diagnostics.hpp"
+#include "tests/support/engine_fixture.hpp"
+
+namespace vnt {
+namespace {
+
+const char* kModel =
+    "[assume s (gamma 2 2)]"
+    "[assume f (mem (lambda (i) (normal 0 s)))]"
+    "[assume g (lambda (i) (normal (f i) 1))]"
+    "[assume v (vector 1 2 3)]"
+    "[assume coin (make_beta_bernoulli 1 1)]"
+    "[observe (g 1) 0.5]"
+    "[observe (coin) true]"
+    "[assume u (uniform_continuous 0 1)]"
+    "[assume z (normal 0 1)] [observe z 0.3]"
+    "[assume c (flip 0.5)]"
+    "p: [predict (f 2)]";
+
+struct Case {
+  const char* program;
+  ErrorKind kind;
+};
+
+TEST_CASE("failing directives leave the trace unchanged") {
+  const Case cases[] = {
+      {"[assume x (normal 0 -1)]", ErrorKind::kDomain},
+      {"[assume x (+ (f 3) 'a)]", ErrorKind::kType},
+      {"[assume x ((lambda (a) (normal a -2)) (f 4))]", ErrorKind::kDomain},
+      {"[assume x (nosuch 1)]", ErrorKind::kName},
+      {"[assume x (lookup v 7)]", ErrorKind::kDomain},
+      {"[assume s 3]", ErrorKind::kName},
+      {"[observe (normal 0 1) (vector 1 2)]", ErrorKind::kZeroProbability},
+      {"[observe (uniform_continuous 0 1) 5]", ErrorKind::kZeroProbability},
+      {"[observe u 2]", ErrorKind::kZeroProbability},
+      {"[observe (+ s 1) 2]", ErrorKind::kInference},
+      {"[observe z 0.7]", ErrorKind::kInference},
+      {"[predict (f (lookup v 10))]", ErrorKind::kDomain},
+      {"[sample (normal (f 5) -1)]", ErrorKind::kDomain},
+      {"[forget nosuch]", ErrorKind::kName},
+      {"[forget s]", ErrorKind::kInference},
+      {"[infer (mh nosuch one 1)]", ErrorKind::kInference},
+      {"[infer (mh default one 'drift 0.1 1)]", ErrorKind::kInference},
+      {"[infer (bogus 1)]", ErrorKind::kInference},
+  };
+  for (const Case& c : cases) {
+    std::string program = c.program;
+    CAPTURE(program);
+    Engine e(11);
+    test::run(e, kModel);
+    std::string before = test::fingerprint_of(e);
+    size_t nodes = e.trace().live_nodes();
+    size_t directives = e.directives().size();
+    try {
+      test::run(e, c.program, "bad.vnt");
+      FAIL("expected an error");
+    } catch (const Error& err) {
+      CHECK(err.kind() == c.kind);
+      CHECK(err.has_span());
+      CHECK(err.span().file->name == "bad.vnt");
+    }
+    CHECK(test::fingerprint_of(e) == before);
+    CHECK(e.trace().live_nodes() == nodes);
+    CHECK(e.directives().size() == directives);
+    // The engine goes on: new directives work and see the old state.
+    test::run(e, "[assume x2 (+ (f 2) 1)] [infer (mh default one 5)]");
+    CHECK(e.report("x2").index() != 0);
+  }
+}
+
+TEST_CASE("a failed assume leaves the name free") {
+  Engine e(1);
+  CHECK_THROWS_AS(test::run(e, "[assume y (normal 0 -1)]"), Error);
+  test::run(e, "[assume y 5]");
+  CHECK(std::get<double>(e.report("y")) == 5);
+}
+
+TEST_CASE("forget removes a directive and its random choices") {
+  Engine e(1);
+  test::run(e, "[assume a (normal 0 1)] o: [observe (normal a 1) 2] p: [predict (normal a 1)]");
+  CHECK(e.trace().random_choices().size() == 2);
+  test::run(e, "[forget p] [forget o]");
+  CHECK(e.trace().random_choices().size() == 1);
+  test::run(e, "[forget a]");
+  CHECK(e.trace().random_choices().size() == 0);
+  CHECK(e.trace().live_nodes() == 0);
+}
+
+TEST_CASE("errors carry the position of the offending expression") {
+  Engine e(1);
+  try {
+    test::run(e, "[assume x 1]\n[assume y (+ x (normal 0 (- 1 2)))]", "m.vnt");
+    FAIL("expected an error");
+  } catch (const Error& err) {
+    CHECK(render_error_line(err) == "m.vnt:2:16: error: normal: argument 2 (sd) is -1, but must be positive");
+  }
+}
+
+}  // namespace
+}  // namespace vnt
