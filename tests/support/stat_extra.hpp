@@ -1,0 +1,116 @@
+// Extra helpers for the posterior tests: negative controls, indicators, an independence check and exact
+// reference values by Boost.Math adaptive quadrature (1-D, and nested for 2-D).
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <source_location>
+#include <span>
+#include <vector>
+
+#include "tests/support/stat_checks.hpp"
+
+namespace vnt::test {
+
+/// Negative control: `r` is a check against a deliberately wrong target (the prior, a shifted mean,
+/// the posterior of another data set) evaluated on the same draws, and must fail. This shows that the
+/// tolerance of the real check is tight enough to tell the right answer from a plausible wrong one.
+inline bool expect_rejected(const CheckResult& r, std::source_location loc = std::source_location::current()) {
+  if (!r.ok) {
+    CHECK_MESSAGE(true, "negative control rejected as it should: " << r.message);
+  } else {
+    ADD_FAIL_CHECK_AT(loc.file_name(), static_cast<int>(loc.line()),
+                      "negative control passed, so the check cannot tell this wrong target apart: " << r.message);
+  }
+  return !r.ok;
+}
+
+/// 1.0 where the draw equals `value`, else 0.0: the input of check_probability for a discrete choice.
+inline std::vector<double> indicator(std::span<const double> draws, double value) {
+  std::vector<double> out(draws.size());
+  for (size_t i = 0; i < draws.size(); ++i) out[i] = draws[i] == value ? 1.0 : 0.0;
+  return out;
+}
+
+/// The draws of `xs` at the rows where `cond` holds (both of the same length).
+inline std::vector<double> where(std::span<const double> xs, std::span<const double> cond, double value) {
+  std::vector<double> out;
+  for (size_t i = 0; i < xs.size() && i < cond.size(); ++i)
+    if (cond[i] == value) out.push_back(xs[i]);
+  return out;
+}
+
+/// Sample correlation of paired draws against an expected value `rho`. With u, v the standardised
+/// draws, r = mean(u v), whose standard error is sd(u v) / sqrt(ESS(u v)) by the Markov-chain CLT
+/// (for independent normals sd(u v) = 1, so this is the familiar 1 / sqrt(n)); fails if
+/// |r - rho| > z se. Meant for rho = 0 (independence) or a moderate known rho.
+inline CheckResult evaluate_correlation(std::span<const double> xs, std::span<const double> ys, double rho,
+                                        double z = 4.0) {
+  if (xs.size() != ys.size() || xs.size() < 2) return {false, "check_correlation: mismatched or too few draws"};
+  const double mx = mean(xs), my = mean(ys), sx = sample_sd(xs), sy = sample_sd(ys);
+  if (!(sx > 0) || !(sy > 0)) return {false, fmt::format("check_correlation: a constant column (sd {}, {})", sx, sy)};
+  std::vector<double> p(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) p[i] = (xs[i] - mx) / sx * ((ys[i] - my) / sy);
+  const double ess = detail::ess_or_n(p);
+  if (detail::too_few(ess)) return detail::too_few_result(ess, "check_correlation");
+  const double r = mean(p);
+  const double se = sample_sd(p) / std::sqrt(ess);
+  const double score = detail::z_score(r - rho, se);
+  return {std::abs(score) <= z, fmt::format("check_correlation: r {:.4g}, expected {:.4g} (se {:.3g}, ESS {:.1f}): "
+                                            "z-score {:.3f}, allowed {}",
+                                            r, rho, se, ess, score, z)};
+}
+
+inline bool check_correlation(std::span<const double> xs, std::span<const double> ys, double rho, double z = 4.0,
+                              std::source_location loc = std::source_location::current()) {
+  return detail::record(evaluate_correlation(xs, ys, rho, z), loc);
+}
+
+/// Mass, mean and sd of a distribution given by an unnormalised density.
+struct Moments {
+  double mass = 0, mean = 0, sd = 0;
+};
+
+/// Adaptive Gauss-Kronrod (61 points, relative tolerance 1e-11) of f over [a, b]; the bounds may be infinite.
+template <class F>
+double integrate(F&& f, double a, double b) {
+  return boost::math::quadrature::gauss_kronrod<double, 61>::integrate(f, a, b, 20, 1e-11);
+}
+
+/// Moments of the density exp(log_density(x)) over [a, b] (unnormalised: mass is its integral). The
+/// caller subtracts a constant near the maximum of log_density so that nothing underflows.
+template <class LogDensity>
+Moments moments_1d(LogDensity&& log_density, double a, double b) {
+  const double m0 = integrate([&](double x) { return std::exp(log_density(x)); }, a, b);
+  const double m1 = integrate([&](double x) { return x * std::exp(log_density(x)); }, a, b);
+  const double m2 = integrate([&](double x) { return x * x * std::exp(log_density(x)); }, a, b);
+  const double mu = m1 / m0;
+  return {m0, mu, std::sqrt(m2 / m0 - mu * mu)};
+}
+
+/// Posterior moments of both coordinates of a 2-D density exp(log_density(x, y)) on [a, b]^2, by nested
+/// adaptive Gauss-Kronrod quadrature (the inner integral over y for each outer node x).
+struct Moments2d {
+  Moments x, y;
+};
+
+template <class LogDensity>
+Moments2d moments_2d(LogDensity&& log_density, double a, double b) {
+  auto nested = [&](auto&& g) {
+    return integrate(
+        [&](double x) { return integrate([&](double y) { return g(x, y) * std::exp(log_density(x, y)); }, a, b); },
+        a, b);
+  };
+  const double m0 = nested([](double, double) { return 1.0; });
+  const double mx = nested([](double x, double) { return x; }) / m0;
+  const double my = nested([](double, double y) { return y; }) / m0;
+  const double vx = nested([&](double x, double) { return (x - mx) * (x - mx); }) / m0;
+  const double vy = nested([&](double, double y) { return (y - my) * (y - my); }) / m0;
+  return {{m0, mx, std::sqrt(vx)}, {m0, my, std::sqrt(vy)}};
+}
+
+}  // namespace vnt::test
