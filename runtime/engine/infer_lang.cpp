@@ -73,6 +73,14 @@ BlockSpec block_args(const Syntax& form, const Syntax& scope, const Syntax& bloc
 
 InferOp compile(Engine& engine, const Syntax& s);
 
+BlockSpec default_one(const SourceSpan& span) {
+  BlockSpec b;
+  b.scope = std::string("default");
+  b.kernel = std::string("mh");
+  b.span = span;
+  return b;
+}
+
 InferOp compile_mh(const Syntax& s) {
   // (mh scope block T) or (mh scope block 'drift sigma T)
   const auto& a = s.items;
@@ -118,9 +126,7 @@ InferOp compile(Engine& engine, const Syntax& s) {
     // A bare number N means (mh default one N).
     InferOp op;
     op.kind = InferOp::Kind::kMh;
-    op.block.scope = "default";
-    op.block.kernel = "mh";
-    op.block.span = s.span;
+    op.block = default_one(s.span);
     op.count = count_arg(s, "the number of transitions");
     op.span = s.span;
     return op;

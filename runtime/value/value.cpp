@@ -50,19 +50,28 @@ std::string to_string(const Value& v) {
     std::string operator()(const StringPtr& s) const { return fmt::format("\"{}\"", *s); }
     std::string operator()(const ListPtr& l) const {
       std::string out = "(";
-      for (size_t i = 0; i < l->items.size(); ++i) out += (i ? " " : "") + to_string(l->items[i]);
+      for (size_t i = 0; i < l->items.size(); ++i) {
+        if (i) out += ' ';
+        out += to_string(l->items[i]);
+      }
       return out + ")";
     }
     std::string operator()(const VectorPtr& p) const {
       std::string out = "[";
-      for (Eigen::Index i = 0; i < p->size(); ++i) out += (i ? " " : "") + number_to_string((*p)[i]);
+      for (Eigen::Index i = 0; i < p->size(); ++i) {
+        if (i) out += ' ';
+        out += number_to_string((*p)[i]);
+      }
       return out + "]";
     }
     std::string operator()(const MatrixPtr& m) const {
       std::string out = "[";
       for (Eigen::Index r = 0; r < m->rows(); ++r) {
         out += r ? " [" : "[";
-        for (Eigen::Index c = 0; c < m->cols(); ++c) out += (c ? " " : "") + number_to_string((*m)(r, c));
+        for (Eigen::Index c = 0; c < m->cols(); ++c) {
+          if (c) out += ' ';
+          out += number_to_string((*m)(r, c));
+        }
         out += "]";
       }
       return out + "]";
