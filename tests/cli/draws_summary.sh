@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# --draws writes the collected draws as CSV (a header, one row per collect); the summary table goes to stdout
+# after the predictions unless --quiet.
+# SPDX-License-Identifier: Apache-2.0
+source "$(dirname "$0")/common.bash" "$@"
+
+cat >model.vnt <<'VNT'
+[assume mu (normal 0 1)]
+[observe (normal mu 1) 1]
+[assume v (vector mu 5)]
+[infer (repeat 40 (do (mh default one 1) (collect mu (* 2 mu) (> mu 0) v)))]
+[predict 'done]
+VNT
+
+run model.vnt --seed 3 --draws draws.csv
+expect_rc 0 "a run with --draws"
+expect_eq "the CSV header names each collected expression; a vector gives one column per element" \
+  "mu,(* 2 mu),(> mu 0),v[0],v[1]" "$(head -n 1 draws.csv)"
+expect_eq "one CSV row per collect" "40" "$(tail -n +2 draws.csv | wc -l | tr -d ' ')"
+bad_rows=$(tail -n +2 draws.csv | awk -F, '
+  NF != 5 || ($2 - 2 * $1) > 1e-9 || ($2 - 2 * $1) < -1e-9 || ($3 != ($1 > 0)) || $4 != $1 || $5 != 5 { print NR + 1 ": " $0 }')
+expect_eq "every row is consistent (5 fields, (* 2 mu) = 2 mu, (> mu 0) as 0/1, v = [mu 5])" "" "$bad_rows"
+
+expect_eq "predictions come first, then the summary table" "done" "$(first_line "$OUT")"
+expect_match "the summary table has a header" "^name +mean +sd +5% +50% +95% +ess$" "$OUT"
+for col in 'mu' '\(\* 2 mu\)' '\(> mu 0\)' 'v\[0\]' 'v\[1\]'; do
+  expect_match "the summary table has a row for $col" "^$col +-?[0-9]" "$OUT"
+done
+expect_match "the summary of the constant column v[1] has mean 5" '^v\[1\] +5 ' "$OUT"
+
+run model.vnt --seed 3 --quiet
+expect_rc 0 "--quiet"
+expect_eq "--quiet prints the predictions only" "done" "$OUT"
+
+printf '[predict 1]\n' >nodraws.vnt
+run nodraws.vnt --draws empty.csv
+expect_rc 0 "a program without collect"
+expect_eq "no summary table without draws" "1" "$OUT"
+
+run model.vnt --seed 3 --quiet --draws no/such/dir/draws.csv
+expect_rc 2 "--draws into a missing directory"
+expect_eq "an unwritable --draws path is reported" \
+  "error: cannot write 'no/such/dir/draws.csv': No such file or directory" "$ERR"
+
+finish

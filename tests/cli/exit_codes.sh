@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# pprun exit statuses: 0 for success, --help and --version; 2 for program errors and usage errors.
+# SPDX-License-Identifier: Apache-2.0
+source "$(dirname "$0")/common.bash" "$@"
+
+printf '[predict (+ 1 2)]\n' >ok.vnt
+run ok.vnt
+expect_rc 0 "a correct program"
+expect_eq "a correct program prints its prediction" "3" "$OUT"
+expect_eq "a correct program prints nothing on stderr" "" "$ERR"
+
+printf '[predict 1]\n[predict (normal 0 -1)]\n[predict 2]\n' >bad.vnt
+run bad.vnt
+expect_rc 2 "a program error"
+expect_eq "output before the error is kept, nothing after it runs" "1" "$OUT"
+expect_eq "a program error is reported gcc-style with a source line and a caret" \
+"bad.vnt:2:10: error: normal: argument 2 (sd) is -1, but must be positive
+    2 | [predict (normal 0 -1)]
+      |          ^~~~~~~~~~~~~" "$ERR"
+
+printf '[predict (+ 1 2\n' >syntax.vnt
+run syntax.vnt
+expect_rc 2 "a syntax error"
+
+run ok.vnt --frob
+expect_rc 2 "an unknown flag"
+expect_match "an unknown flag is named" "--frob" "$ERR"
+
+run ok.vnt --param x
+expect_rc 2 "--param without '='"
+expect_eq "--param without '=' is explained" "pprun: --param expects name=value, got 'x'" "$ERR"
+
+run ok.vnt --param =3
+expect_rc 2 "--param with an empty name"
+
+run ok.vnt --seed abc
+expect_rc 2 "a non-numeric --seed"
+
+run ok.vnt other.vnt
+expect_rc 2 "two program files"
+
+run --help
+expect_rc 0 "--help"
+expect_match "--help shows the usage" "^Usage: pprun" "$OUT"
+expect_match "--help lists --param" "--param" "$OUT"
+
+run --version
+expect_rc 0 "--version"
+expect_match "--version prints the version" "^pprun [0-9]+\.[0-9]+" "$OUT"
+
+finish

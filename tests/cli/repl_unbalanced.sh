@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# REPL input with unbalanced brackets must be reported, never silently swallowed: a wrong closing bracket ends
+# the input at once (so the next lines are read as new inputs), and input still open at end of file is run
+# (its syntax error reported, exit status 2).
+# SPDX-License-Identifier: Apache-2.0
+source "$(dirname "$0")/common.bash" "$@"
+
+printf '[assume x 3]\n[predict (+ x 1]\n[predict (+ x 1)]\n' >wrong_closer.txt
+IN=wrong_closer.txt run
+expect_rc 2 "a session with a wrong closing bracket"
+expect_eq "the input after a wrong closing bracket still runs" "4" "$OUT"
+expect_eq "the wrong closing bracket is reported" \
+  "<repl:2>:1:16: error: expected ')' to close '(' opened at 1:10, found ']'" "$(first_line "$ERR")"
+
+printf '[predict 1]\n[predict (+ 1 2\n' >open_at_eof.txt
+IN=open_at_eof.txt run
+expect_rc 2 "a session ending inside an open input"
+expect_eq "the complete input before it ran" "1" "$OUT"
+expect_eq "input left open at end of file is reported" \
+  "<repl:2>:1:10: error: unexpected end of input: expected ')' to close '(' opened at 1:10" "$(first_line "$ERR")"
+
+finish
