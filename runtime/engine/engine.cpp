@@ -4,6 +4,7 @@
 
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/regen/refresh.hpp"
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
@@ -94,6 +95,7 @@ void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
   kernels[c] = ProposalKernel{ProposalKernel::Kind::kForce, 0, v};
   Node* principals[] = {c};
   Scaffold s = build_scaffold(*trace_, principals, std::move(kernels));
+  ensure_scaffold_fresh(*trace_, s);
   Db rho_db(*trace_);
   detach_and_extract(*trace_, s, rho_db);
   double xi = 0;
@@ -192,9 +194,12 @@ void Engine::forget(const std::string& label) {
   uneval_and_destroy(r.root);
 }
 
-Value Engine::report(const std::string& label) const {
+Value Engine::report(const std::string& label) {
   for (const auto& r : directives_)
-    if (r.label == label || (r.kind == Directive::Kind::kAssume && r.name == label)) return r.root->value;
+    if (r.label == label || (r.kind == Directive::Kind::kAssume && r.name == label)) {
+      ensure_fresh(*trace_, r.root);
+      return r.root->value;
+    }
   raise(ErrorKind::kName, "no directive labelled '{}'", label);
 }
 

@@ -51,7 +51,7 @@ class Engine {
   /// Analyzes and keeps an expression alive for the engine's lifetime.
   const Expr* keep(ExprPtr e);
   /// The value of a predict/assume directive by label or assumed name.
-  Value report(const std::string& label) const;
+  Value report(const std::string& label);
   const std::vector<DirectiveRecord>& directives() const { return directives_; }
 
   // Directive primitives (also used by the embedding API).

@@ -6,7 +6,9 @@
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/engine/engine.hpp"
+#include "runtime/infer/austerity/sequential_test.hpp"
 #include "runtime/infer/mh.hpp"
+#include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/syntax/expr.hpp"
 
 namespace vnt {
@@ -14,14 +16,16 @@ namespace {
 
 using parser::Syntax;
 
-constexpr std::string_view kKnown = "mh, repeat, do, cycle, mixture, collect";
+constexpr std::string_view kKnown = "mh, subsampled_mh, repeat, do, cycle, mixture, collect";
 
 struct InferOp {
-  enum class Kind { kMh, kRepeat, kDo, kCycle, kMixture, kCollect };
+  enum class Kind { kMh, kSubsampled, kRepeat, kDo, kCycle, kMixture, kCollect };
   Kind kind = Kind::kDo;
   size_t count = 1;
   BlockSpec block;
   MhOptions mh;
+  SubsampledOptions sub;
+  std::shared_ptr<SubsampledState> sub_state;
   std::vector<InferOp> children;
   std::vector<double> weights;
   std::vector<std::pair<std::string, const Expr*>> columns;
@@ -116,8 +120,72 @@ InferOp compile_checked(Engine& engine, const Syntax& s) {
     const InferOp* o = todo.back();
     todo.pop_back();
     if (o->kind == InferOp::Kind::kMh) validate_block(engine.trace(), o->block, o->mh.drift_sigma.has_value());
+    if (o->kind == InferOp::Kind::kSubsampled)
+      validate_block(engine.trace(), o->block, o->sub.drift_sigma.has_value());
     for (const InferOp& c : o->children) todo.push_back(&c);
   }
+  return op;
+}
+
+double drift_sigma_arg(const Syntax& s, std::string_view kernel) {
+  double sigma = number_arg(s, fmt::format("{}: the drift sigma", kernel));
+  if (!(sigma > 0) || !std::isfinite(sigma))
+    bad(s, fmt::format("{}: the drift sigma must be positive, got {}", kernel, sigma));
+  return sigma;
+}
+
+bool is_proposal(const Syntax& s, std::string_view name) {
+  const Syntax& p = unquote(s);
+  return p.kind == Syntax::Kind::kSymbol && p.text == name && s.kind == Syntax::Kind::kQuote;
+}
+
+InferOp compile_subsampled(const Syntax& s) {
+  // (subsampled_mh scope block Nbatch eps ['drift sigma] T ['k0 K] ['fallback 'mh])
+  const auto& a = s.items;
+  constexpr std::string_view kShape =
+      "subsampled_mh: expected (subsampled_mh scope block Nbatch eps ['drift sigma] transitions)";
+  if (a.size() < 6) bad(s, std::string(kShape));
+  InferOp op;
+  op.kind = InferOp::Kind::kSubsampled;
+  op.span = s.span;
+  op.block = block_args(s, a[1], a[2], "subsampled_mh");
+  double nbatch = number_arg(a[3], "subsampled_mh: Nbatch");
+  double eps = number_arg(a[4], "subsampled_mh: eps");
+  if (!(nbatch >= 1) || nbatch != std::floor(nbatch))
+    bad(a[3], fmt::format("subsampled_mh: Nbatch must be a positive integer, got {}", parser::span_text(a[3].span)));
+  if (!(eps >= 0 && eps < 1))
+    bad(a[4], fmt::format("subsampled_mh: eps must be in [0, 1), got {}", parser::span_text(a[4].span)));
+  op.sub.batch = static_cast<size_t>(nbatch);
+  op.sub.epsilon = eps;
+  size_t i = 5;
+  if (is_proposal(a[i], "drift")) {
+    if (a.size() < 8) bad(s, std::string(kShape));
+    op.sub.drift_sigma = drift_sigma_arg(a[i + 1], "subsampled_mh");
+    i += 2;
+  } else if (a[i].kind == Syntax::Kind::kQuote) {
+    bad(a[i], fmt::format("subsampled_mh: unknown proposal '{}' (known: 'drift)", parser::span_text(a[i].span)));
+  }
+  op.count = count_arg(a[i], "subsampled_mh: the number of transitions");
+  for (++i; i < a.size(); i += 2) {
+    const Syntax& key = unquote(a[i]);
+    if (key.kind != Syntax::Kind::kSymbol || i + 1 >= a.size())
+      bad(a[i], "subsampled_mh: options come in pairs: 'k0 K or 'fallback 'mh");
+    if (key.text == "k0") {
+      double k0 = number_arg(a[i + 1], "subsampled_mh: k0");
+      if (!(k0 >= 1) || k0 != std::floor(k0))
+        bad(a[i + 1], fmt::format("subsampled_mh: k0 must be a positive integer, got {}", parser::span_text(a[i + 1].span)));
+      op.sub.min_batches = static_cast<size_t>(k0);
+    } else if (key.text == "fallback") {
+      const Syntax& v = unquote(a[i + 1]);
+      if (v.kind == Syntax::Kind::kSymbol && v.text == "mh")
+        op.sub.fallback_to_mh = true;
+      else if (!(v.kind == Syntax::Kind::kSymbol && v.text == "none"))
+        bad(a[i + 1], "subsampled_mh: 'fallback takes 'mh or 'none");
+    } else {
+      bad(a[i], fmt::format("subsampled_mh: unknown option '{}' (known: 'k0, 'fallback)", key.text));
+    }
+  }
+  op.sub_state = std::make_shared<SubsampledState>();
   return op;
 }
 
@@ -138,6 +206,7 @@ InferOp compile(Engine& engine, const Syntax& s) {
   InferOp op;
   op.span = s.span;
   if (head == "mh") return compile_mh(s);
+  if (head == "subsampled_mh") return compile_subsampled(s);
   if (head == "repeat") {
     if (a.size() != 3) bad(s, "repeat: expected (repeat N command)");
     op.kind = InferOp::Kind::kRepeat;
@@ -212,6 +281,9 @@ void run(Engine& engine, const InferOp& op) {
   switch (op.kind) {
     case InferOp::Kind::kMh:
       for (size_t i = 0; i < op.count; ++i) mh_transition(engine.trace(), op.block, op.mh);
+      return;
+    case InferOp::Kind::kSubsampled:
+      for (size_t i = 0; i < op.count; ++i) subsampled_mh_transition(engine.trace(), op.block, op.sub, *op.sub_state);
       return;
     case InferOp::Kind::kRepeat:
       for (size_t i = 0; i < op.count; ++i) run(engine, op.children[0]);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/regen/refresh.hpp"
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
@@ -44,6 +45,7 @@ bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& 
     for (Node* n : choice.principals) kernels[n] = ProposalKernel{ProposalKernel::Kind::kDrift, *opts.drift_sigma, {}};
   }
   Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));
+  ensure_scaffold_fresh(trace, scaffold);
   Db rho_db(trace);
   double rho = detach_and_extract(trace, scaffold, rho_db);
   double xi = 0;

@@ -4,6 +4,7 @@
 #include "runtime/regen/regen.hpp"
 
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
 #include "runtime/trace/builtins.hpp"
@@ -272,6 +273,7 @@ double Regen::eval_requests(RequestNode* r) {
     for (size_t i = 0; i < r->esrs.size(); ++i) {
       Node* root = eval_esr(r, i, &w);
       out->esr_parents.push_back(root);
+      out->version = root->version;
       t_.add_child(root, out);
       ++root->num_requests;
     }
@@ -326,6 +328,7 @@ Node* Regen::eval_family(const Expr* e, const EnvPtr& env, double* w) {
         if (const Value* b = t_.builtin(e->name)) return t_.new_constant(e, *b);
         throw Error(ErrorKind::kName, fmt::format("unbound symbol '{}'", e->name), e->span);
       }
+      if (!s_.is_resampling(source)) ensure_fresh(t_, source);  // a stale local section is repaired first
       *w += regen(source);
       LookupNode* l = t_.new_lookup(e, source);
       l->value = source->value;

@@ -15,24 +15,40 @@ namespace {
 
 class Builder {
  public:
-  Builder(Trace& t, Scaffold& s) : trace_(t), s_(s) {}
+  Builder(Trace& t, Scaffold& s, Node* hard_border) : trace_(t), s_(s), hard_border_(hard_border) {}
 
   void extend(std::span<Node* const> principals) {
     std::deque<std::pair<Node*, Node*>> queue;  // (node, the parent that changed)
     for (Node* p : principals) {
       if (!s_.is_resampling(p)) {
         add_resampling(p);
-        for (Node* c : p->children) queue.emplace_back(c, p);
+        push_children(queue, p);
       }
     }
+    run(queue);
+  }
+
+  /// A local section: `root` reacts to a change of `border`, which is not itself in the scaffold.
+  void extend_local(Node* border, Node* root) {
+    std::deque<std::pair<Node*, Node*>> queue;
+    queue.emplace_back(root, border);
+    run(queue);
+  }
+
+  void push_children(std::deque<std::pair<Node*, Node*>>& queue, Node* n) {
+    if (n == hard_border_) return;  // the local sections below a hard border are handled lazily
+    for (Node* c : n->children) queue.emplace_back(c, n);
+  }
+
+  void run(std::deque<std::pair<Node*, Node*>>& queue) {
     while (!queue.empty()) {
       auto [node, parent] = queue.front();
       queue.pop_front();
       if (s_.is_resampling(node)) continue;
-      if (!can_absorb(node, parent)) {
+      if (!can_absorb_change(s_, node, parent)) {
         s_.absorbing.erase(node);
         add_resampling(node);
-        for (Node* c : node->children) queue.emplace_back(c, node);
+        push_children(queue, node);
       } else if (s_.absorbing.insert(node).second) {
         order_.push_back(node);
       }
@@ -55,6 +71,12 @@ class Builder {
       if (s_.is_absorbing(n)) {
         s_.border.push_back(n);
       } else if (s_.is_resampling(n)) {
+        if (n == hard_border_) {
+          // Its children are not consumers in this scaffold: only the border walk holds it.
+          s_.border.push_back(n);
+          s_.drg[n] = 1;
+          continue;
+        }
         bool has_scaffold_child = false;
         for (Node* c : n->children)
           if (s_.is_resampling(c) || s_.is_absorbing(c)) has_scaffold_child = true;
@@ -81,36 +103,6 @@ class Builder {
     order_.push_back(n);
   }
 
-  bool can_absorb(Node* node, Node* parent) const {
-    switch (node->kind) {
-      case NodeKind::kConstant: return true;
-      case NodeKind::kLookup: return false;
-      case NodeKind::kRequest: {
-        OutputNode* out = as_request(node)->output;
-        if (s_.is_resampling(out->op) || !is_procedure(out->op->value)) return false;
-        auto k = std::get<ProcPtr>(out->op->value)->kind();
-        // Primitive requests are empty and compound ones do not depend on operand values.
-        return k == Procedure::Kind::kPrimitive || k == Procedure::Kind::kCompound;
-      }
-      case NodeKind::kOutput: {
-        OutputNode* out = as_output(node);
-        if (s_.is_resampling(out->op) || parent == out->op || parent == out->request) return false;
-        if (!is_procedure(out->op->value)) return false;
-        Procedure& p = *std::get<ProcPtr>(out->op->value);
-        if (p.kind() != Procedure::Kind::kPrimitive) {
-          for (Node* e : out->esr_parents)
-            if (e == parent) return false;
-          return true;  // the value is the requested family's; operand changes reach it through lookups
-        }
-        const Sp& sp = static_cast<SpProcedure&>(p).sp();
-        for (size_t i = 0; i < out->operands.size(); ++i)
-          if (out->operands[i] == parent && !sp.can_absorb(i)) return false;
-        return true;
-      }
-    }
-    return false;
-  }
-
   void disable_requests(RequestNode* req) {
     for (Node* root : req->output->esr_parents)
       if (++disabled_[root] == root->num_requests) disable_family(root);
@@ -129,21 +121,61 @@ class Builder {
 
   Trace& trace_;
   Scaffold& s_;
+  Node* hard_border_;
   std::vector<Node*> order_;
   std::unordered_map<Node*, uint32_t> disabled_;
 };
 
 }  // namespace
 
+bool can_absorb_change(const Scaffold& s, Node* node, Node* parent) {
+  switch (node->kind) {
+    case NodeKind::kConstant: return true;
+    case NodeKind::kLookup: return false;
+    case NodeKind::kRequest: {
+      OutputNode* out = as_request(node)->output;
+      if (s.is_resampling(out->op) || !is_procedure(out->op->value)) return false;
+      auto k = std::get<ProcPtr>(out->op->value)->kind();
+      // Primitive requests are empty and compound ones do not depend on operand values.
+      return k == Procedure::Kind::kPrimitive || k == Procedure::Kind::kCompound;
+    }
+    case NodeKind::kOutput: {
+      OutputNode* out = as_output(node);
+      if (s.is_resampling(out->op) || parent == out->op || parent == out->request) return false;
+      if (!is_procedure(out->op->value)) return false;
+      Procedure& p = *std::get<ProcPtr>(out->op->value);
+      if (p.kind() != Procedure::Kind::kPrimitive) {
+        for (Node* e : out->esr_parents)
+          if (e == parent) return false;
+        return true;  // the value is the requested family's; operand changes reach it through lookups
+      }
+      const Sp& sp = static_cast<SpProcedure&>(p).sp();
+      for (size_t i = 0; i < out->operands.size(); ++i)
+        if (out->operands[i] == parent && !sp.can_absorb(i)) return false;
+      return true;
+    }
+  }
+  return false;
+}
+
 Scaffold build_scaffold(Trace& trace, std::span<Node* const> principals,
-                        std::unordered_map<Node*, ProposalKernel> kernels) {
+                        std::unordered_map<Node*, ProposalKernel> kernels, Node* hard_border) {
   Scaffold s;
   s.principals.assign(principals.begin(), principals.end());
   s.kernels = std::move(kernels);
-  Builder b(trace, s);
+  Builder b(trace, s, hard_border);
   b.extend(principals);
   b.find_brush();
   b.find_border_and_counts(principals);
+  return s;
+}
+
+Scaffold build_local_scaffold(Trace& trace, Node* border, Node* root) {
+  Scaffold s;
+  Builder b(trace, s, nullptr);
+  b.extend_local(border, root);
+  b.find_brush();
+  b.find_border_and_counts({});
   return s;
 }
 

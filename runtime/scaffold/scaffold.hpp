@@ -41,8 +41,16 @@ struct Scaffold {
 };
 
 /// Builds the scaffold of `principals`. Throws kInference if a proposal would have to change an observed
-/// value (an observed choice would be resampled rather than absorb the change).
+/// value (an observed choice would be resampled rather than absorb the change). With a `hard_border`, the
+/// scaffold stops there: its children (the local sections of subsampled MH) are left out.
 Scaffold build_scaffold(Trace& trace, std::span<Node* const> principals,
-                        std::unordered_map<Node*, ProposalKernel> kernels = {});
+                        std::unordered_map<Node*, ProposalKernel> kernels = {}, Node* hard_border = nullptr);
+
+/// The scaffold of one local section: `root` (a child of `border`) and its scaffold descendants, as if
+/// `border` had changed. The border itself is not part of it.
+Scaffold build_local_scaffold(Trace& trace, Node* border, Node* root);
+
+/// Whether `child` can keep its value and be re-scored when `parent` changes (Def. 4).
+bool can_absorb_change(const Scaffold& s, Node* child, Node* parent);
 
 }  // namespace vnt

@@ -25,6 +25,9 @@ struct Node {
   bool constrained = false;      // an observed random choice: its value is fixed data
   bool observation_root = false; // the root of an observe directive
   uint32_t num_requests = 0;     // when this node is a family root: how many ESR edges point at it
+  uint32_t request_children = 0; // how many children are request nodes (so other children are counted in O(1))
+  uint32_t version = 0;          // of a border: bumped by each accepted subsampled move; of a local section's
+                                 // root: the border version its values were computed from (stale if older)
   Value value;
   const Expr* expr;              // source of the span in messages; may be null for synthesized nodes
   std::vector<Node*> children;

@@ -26,6 +26,7 @@ ConstantNode* Trace::new_constant(const Expr* e, Value v) {
 LookupNode* Trace::new_lookup(const Expr* e, Node* source) {
   ++live_nodes_;
   auto* n = new LookupNode(e, source);
+  n->version = source->version;  // computed from the source's current value: fresh
   add_child(source, n);
   return n;
 }
@@ -70,6 +71,9 @@ void Trace::remove_child(Node* parent, Node* child) {
   auto it = std::find(c.rbegin(), c.rend(), child);
   VNT_ASSERT(it != c.rend(), "child edge missing on removal");
   c.erase(std::next(it).base());
+  if (child->kind == NodeKind::kRequest) --parent->request_children;
+  if (auto s = stale_borders_.find(parent); s != stale_borders_.end() && child->version != parent->version)
+    if (--s->second == 0) stale_borders_.erase(s);
 }
 
 Node* Trace::global(std::string_view name) const {

@@ -36,8 +36,16 @@ class Trace {
   void destroy_family(Node* root);
   size_t live_nodes() const { return live_nodes_; }
 
-  void add_child(Node* parent, Node* child) { parent->children.push_back(child); }
+  void add_child(Node* parent, Node* child) {
+    parent->children.push_back(child);
+    if (child->kind == NodeKind::kRequest) ++parent->request_children;
+    // Only borders of accepted subsampled moves have versions; a child re-attached with an old one is stale.
+    if (parent->version > 0 && child->version != parent->version) ++stale_borders_[parent];
+  }
   void remove_child(Node* parent, Node* child);
+
+  /// Borders that may have stale local sections -> how many of their children are stale (section 3.5).
+  std::unordered_map<Node*, size_t>& stale_borders() { return stale_borders_; }
 
   // Global environment: user bindings shadow builtins.
   Node* global(std::string_view name) const;
@@ -71,6 +79,7 @@ class Trace {
   SamplableSet<Node*> random_choices_;
   ScopeTable scopes_;
   std::unordered_map<Node*, Value> observations_;
+  std::unordered_map<Node*, size_t> stale_borders_;
   Value branch_;
   const Sp* scope_include_sp_ = nullptr;
   size_t live_nodes_ = 0;

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <memory>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
+#include "parser/syntax.hpp"
 #include "runtime/engine/engine.hpp"
+#include "runtime/regen/walk.hpp"
 #include "runtime/trace/fingerprint.hpp"
 
 namespace vnt::test {
@@ -19,6 +22,44 @@ inline std::string fingerprint_of(Engine& e) {
   std::vector<Node*> roots;
   for (const auto& r : e.directives()) roots.push_back(r.root);
   return fingerprint(e.trace(), roots);
+}
+
+/// The value of an expression evaluated against the current trace (sample semantics), as a number.
+inline double sample_number(Engine& e, const std::string& text) {
+  auto file = std::make_shared<const SourceFile>(SourceFile{"<sample>", text});
+  const Expr* x = e.keep(analyze_expression(parser::parse_expression(file), {}));
+  return std::get<double>(e.sample(x));
+}
+
+/// Counts deterministic nodes whose value differs from what their inputs give now (stale values).
+inline size_t inconsistent_nodes(Engine& e) {
+  std::vector<Node*> todo;
+  for (const auto& r : e.directives()) todo.push_back(r.root);
+  std::unordered_set<Node*> seen;
+  size_t bad = 0;
+  Rng rng(0);
+  while (!todo.empty()) {
+    Node* n = todo.back();
+    todo.pop_back();
+    if (!seen.insert(n).second) continue;
+    if (n->kind == NodeKind::kLookup) {
+      todo.push_back(as_lookup(n)->source);
+      if (!values_equal(n->value, as_lookup(n)->source->value)) ++bad;
+    } else if (n->kind == NodeKind::kOutput) {
+      OutputNode* o = as_output(n);
+      todo.push_back(o->op);
+      for (Node* x : o->operands) todo.push_back(x);
+      for (Node* x : o->esr_parents) todo.push_back(x);
+      const SpProcedure* p = primitive_at(o);
+      if (p == nullptr) {
+        if (!o->esr_parents.empty() && !values_equal(n->value, o->esr_parents.back()->value)) ++bad;
+      } else if (!p->sp().is_random()) {
+        ArgBuffer buf(o);
+        if (!values_equal(n->value, p->sp().simulate(buf.args(p->aux()), rng))) ++bad;
+      }
+    }
+  }
+  return bad;
 }
 
 }  // namespace vnt::test

@@ -1,0 +1,276 @@
+// Algorithm 3 of the sublinear-MH paper, with the exact sequential test of runtime/infer/austerity and the
+// lazy stale-section repair of runtime/regen/refresh. Steps follow the design note subsampled-mh.md.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/infer/subsampled_mh.hpp"
+
+#include <cmath>
+#include <numeric>
+
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/infer/austerity/sequential_test.hpp"
+#include "runtime/infer/mh.hpp"
+#include "runtime/regen/refresh.hpp"
+#include "runtime/regen/regen.hpp"
+#include "runtime/regen/walk.hpp"
+#include "runtime/syntax/expr.hpp"
+#include "runtime/trace/trace.hpp"
+
+namespace vnt {
+namespace {
+
+/// A precondition of the partitioned scaffold does not hold; carries the reason.
+struct NotPartitionable {
+  std::string reason;
+};
+
+struct Section {
+  Node* root;
+  Scaffold scaffold;
+  std::unique_ptr<Db> old_state;
+  bool was_stale;
+};
+
+bool is_child_of(Node* n, Node* parent) {
+  bool found = false;
+  for_each_definite_parent(n, [&](Node* p) { found |= p == parent; });
+  if (n->kind == NodeKind::kOutput)
+    for (Node* e : as_output(n)->esr_parents) found |= e == parent;
+  return found;
+}
+
+/// Local sections must hold no structural change and no random choice to propose, and must not share
+/// nodes with other sections (each child of the border roots its own section).
+void check_section(const Scaffold& s, Node* border, Node* root) {
+  if (!s.brush.empty()) throw NotPartitionable{"a local section changes the structure of the trace"};
+  auto check_parents = [&](Node* n) {
+    for_each_definite_parent(n, [&](Node* p) {
+      if (p != root && p != border && !s.is_resampling(p) && !s.is_absorbing(p) && is_child_of(p, border))
+        throw NotPartitionable{"two children of the border meet in one local section (route the parameter "
+                               "through a per-index mem so each section uses it once)"};
+    });
+  };
+  for (const auto& [n, count] : s.drg) {
+    if (n->kind == NodeKind::kOutput) {
+      const SpProcedure* p = primitive_at(as_output(n));
+      if (p != nullptr && p->sp().is_random())
+        throw NotPartitionable{"a local section contains a random choice that would have to be resampled"};
+    }
+    check_parents(n);
+  }
+  for (Node* n : s.absorbing) check_parents(n);
+}
+
+[[noreturn]] void fail(const BlockSpec& spec, const std::string& reason) {
+  throw Error(ErrorKind::kInference,
+              fmt::format("subsampled_mh: cannot subsample scope '{}': {}", spec.scope, reason), spec.span);
+}
+
+/// One transition, or NotPartitionable after restoring the trace.
+class Transition {
+ public:
+  Transition(Trace& t, const BlockSpec& spec, const SubsampledOptions& o, SubsampledState& st)
+      : t_(t), spec_(spec), opts_(o), st_(st) {}
+
+  bool run(const BlockChoice& choice, Node* v, const BorderInfo& info);
+
+ private:
+  double visit(Node* root);
+  void restore_sections();
+
+  Trace& t_;
+  const BlockSpec& spec_;
+  const SubsampledOptions& opts_;
+  SubsampledState& st_;
+  Node* border_ = nullptr;
+  Value old_value_, new_value_;
+  uint32_t old_version_ = 0;
+  std::vector<Section> visited_;
+};
+
+double Transition::visit(Node* root) {
+  Section sec{root, build_local_scaffold(t_, border_, root), std::make_unique<Db>(t_), false};
+  check_section(sec.scaffold, border_, root);
+  if (root->version != old_version_) {
+    // Stale (section 3.5): bring it up to date with the border's current (old) value before scoring it.
+    std::swap(border_->value, old_value_);
+    try {
+      refresh_section(t_, border_, root);
+    } catch (...) {
+      std::swap(border_->value, old_value_);
+      throw;
+    }
+    std::swap(border_->value, old_value_);
+    sec.was_stale = true;
+    ++st_.stats.stale_repairs;
+  }
+  double rho = detach_and_extract(t_, sec.scaffold, *sec.old_state);
+  double xi = 0;
+  try {
+    xi = regen_and_attach(t_, sec.scaffold, false, *sec.old_state);
+  } catch (const Error& e) {
+    regen_and_attach(t_, sec.scaffold, true, *sec.old_state);
+    if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability) return kNegInf;
+    throw;
+  }
+  visited_.push_back(std::move(sec));
+  ++st_.stats.sections_visited;
+  return xi - rho;
+}
+
+void Transition::restore_sections() {
+  for (auto it = visited_.rbegin(); it != visited_.rend(); ++it) {
+    Db scratch(t_);
+    detach_and_extract(t_, it->scaffold, scratch);
+    regen_and_attach(t_, it->scaffold, true, *it->old_state);
+    it->root->version = old_version_;
+  }
+}
+
+bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info) {
+  border_ = info.border;
+  const size_t n = info.n;
+  std::unordered_map<Node*, ProposalKernel> kernels;
+  if (opts_.drift_sigma) kernels[v] = ProposalKernel{ProposalKernel::Kind::kDrift, *opts_.drift_sigma, {}};
+  Node* principals[] = {v};
+  // Alg. 3 step 1-2: the global section only, stopping at the border.
+  Scaffold global = build_scaffold(t_, principals, std::move(kernels), border_);
+  if (!global.brush.empty()) throw NotPartitionable{"proposing to it changes the structure of the trace"};
+  ensure_scaffold_fresh(t_, global);
+  old_value_ = border_->value;
+  old_version_ = border_->version;
+  Db rho_db(t_);
+  double rho = detach_and_extract(t_, global, rho_db);
+  double xi = 0;
+  try {
+    xi = regen_and_attach(t_, global, false, rho_db);
+  } catch (const Error& e) {
+    regen_and_attach(t_, global, true, rho_db);
+    if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability) return false;
+    throw;
+  }
+  new_value_ = border_->value;
+  double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
+  // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
+  const double mu0 = (std::log(t_.rng().uniform()) - alpha_g) / static_cast<double>(n);
+  std::vector<uint32_t>& order = st_.order_for(border_, n);
+  Rng& order_rng = st_.order_rng(t_);
+  size_t drawn = 0;
+  SequentialTestConfig cfg{std::isnan(mu0) ? std::numeric_limits<double>::infinity() : mu0, n, opts_.batch,
+                           opts_.epsilon, opts_.min_batches};
+  SequentialTestResult result;
+  try {
+    result = sequential_test(cfg, st_.cache(), [&]() -> double {
+      // Incremental Fisher-Yates: a uniform draw without replacement, O(1) per section.
+      size_t j = drawn + order_rng.below(n - drawn);
+      std::swap(order[drawn], order[j]);
+      return visit(border_->children[order[drawn++]]);
+    });
+  } catch (...) {
+    restore_sections();
+    Db xi_db(t_);
+    detach_and_extract(t_, global, xi_db);
+    regen_and_attach(t_, global, true, rho_db);
+    throw;
+  }
+  st_.stats.sections_total += n;
+  if (result.accept) {
+    // Step 6: keep everything; the n - drawn unvisited sections are now stale.
+    border_->version = old_version_ + 1;
+    for (Section& s : visited_) s.root->version = border_->version;
+    auto& stale = t_.stale_borders();
+    if (drawn < n)
+      stale[border_] = n - drawn;
+    else
+      stale.erase(border_);
+    return true;
+  }
+  // Reject: the global section first (the border gets its old value back), then the visited sections.
+  Db xi_db(t_);
+  detach_and_extract(t_, global, xi_db);
+  regen_and_attach(t_, global, true, rho_db);
+  restore_sections();  // stale sections visited were repaired (and counted) by refresh_section
+  return false;
+}
+
+}  // namespace
+
+std::vector<uint32_t>& SubsampledState::order_for(Node* border, size_t n) {
+  std::vector<uint32_t>& order = orders_[border];
+  if (order.size() != n) {
+    // Built once per border (and when its number of children changes); any arrangement works for the
+    // incremental Fisher-Yates, so it is never reset between transitions.
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0u);
+  }
+  return order;
+}
+
+Rng& SubsampledState::order_rng(Trace& trace) {
+  if (!order_rng_) order_rng_ = trace.rng().split();
+  return *order_rng_;
+}
+
+BorderInfo find_border(Node* v) {
+  Scaffold none;
+  Node* cur = v;
+  while (true) {
+    size_t branches = cur->children.size() - cur->request_children;
+    if (branches >= 2) {
+      if (cur->request_children > 0)
+        return {nullptr, 0, "the node with several branches is also an argument of a procedure call"};
+      return {cur, branches, {}};
+    }
+    if (branches == 0) return {};
+    Node* next = nullptr;
+    for (Node* c : cur->children)
+      if (c->kind != NodeKind::kRequest) next = c;
+    // The child is in D if it cannot absorb the change, directly or through its request (an `if` or a
+    // procedure chosen by the value).
+    bool in_d = !can_absorb_change(none, next, cur);
+    if (!in_d && next->kind == NodeKind::kOutput) {
+      RequestNode* r = as_output(next)->request;
+      for (Node* c : cur->children)
+        if (c == r && !can_absorb_change(none, r, cur)) in_d = true;
+    }
+    if (!in_d) return {};  // D ends before any branching: N <= 1
+    cur = next;
+  }
+}
+
+bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts,
+                              SubsampledState& state) {
+  ++state.stats.transitions;
+  state.cache().bind(opts.epsilon, opts.batch);
+  state.order_rng(trace);  // split off before anything else draws, so exact-mh runs can mirror it
+  BlockChoice choice = select_block(trace, spec);
+  MhOptions exact;
+  exact.drift_sigma = opts.drift_sigma;
+  auto run_exact = [&] {
+    ++state.stats.exact_transitions;
+    bool a = mh_on_principals(trace, choice, spec, exact);
+    state.stats.accepted += a ? 1 : 0;
+    return a;
+  };
+  std::string problem;
+  if (choice.principals.size() != 1) {
+    problem = fmt::format("the block has {} random choices, but subsampling needs exactly one principal node",
+                          choice.principals.size());
+  } else {
+    BorderInfo info = find_border(choice.principals[0]);
+    if (info.problem.empty() && info.border == nullptr) return run_exact();  // N <= 1: exact MH
+    problem = info.problem;
+    if (problem.empty()) {
+      try {
+        bool a = Transition(trace, spec, opts, state).run(choice, choice.principals[0], info);
+        state.stats.accepted += a ? 1 : 0;
+        return a;
+      } catch (const NotPartitionable& np) {
+        problem = np.reason;
+      }
+    }
+  }
+  if (!opts.fallback_to_mh) fail(spec, problem + " (add 'fallback 'mh to use exact mh instead)");
+  return run_exact();
+}
+
+}  // namespace vnt

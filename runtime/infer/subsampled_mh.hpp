@@ -1,0 +1,72 @@
+// subsampled_mh: the sublinear-time approximate MH transition (Chen, Mansinghka & Ghahramani, Alg. 3).
+// The scaffold of the principal node is split at its border node b into a global section and N local
+// sections (Defs. 6-8); local sections are detached and regenerated lazily, a mini-batch at a time, in
+// random order, until the austerity sequential test decides. Unvisited sections are left stale.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/core/rng.hpp"
+#include "runtime/infer/austerity/t_quantile_cache.hpp"
+#include "runtime/infer/mix.hpp"
+
+namespace vnt {
+
+class Trace;
+struct Node;
+
+struct SubsampledOptions {
+  size_t batch = 100;                 // Nbatch
+  double epsilon = 0.01;              // the test's error bound per test; 0 is exact MH
+  size_t min_batches = 1;             // k0
+  std::optional<double> drift_sigma;  // absent: resimulation from the prior
+  bool fallback_to_mh = false;        // if the scaffold breaks the preconditions: exact MH instead of an error
+};
+
+struct SubsampledStats {
+  uint64_t transitions = 0;
+  uint64_t accepted = 0;
+  uint64_t sections_visited = 0;   // local sections detached and regenerated (the data touched)
+  uint64_t sections_total = 0;     // sum of N over transitions
+  uint64_t exact_transitions = 0;  // no border (N <= 1) or fallback: plain MH
+  uint64_t stale_repairs = 0;      // visited sections that first had to be brought up to date
+};
+
+/// State kept across the transitions of one kernel: the lazily shuffled index array per border and the
+/// cached t critical values.
+class SubsampledState {
+ public:
+  std::vector<uint32_t>& order_for(Node* border, size_t n);
+  TQuantileCache& cache() { return cache_; }
+  /// The stream that orders local sections, split once from the trace's stream: the trace's own draws
+  /// per transition (block, proposal, u) are then exactly those of exact mh.
+  Rng& order_rng(Trace& trace);
+  SubsampledStats stats;
+
+ private:
+  std::unordered_map<Node*, std::vector<uint32_t>> orders_;
+  TQuantileCache cache_;
+  std::optional<Rng> order_rng_;
+};
+
+/// One transition. Throws kInference naming the scope and the reason when the scaffold does not satisfy
+/// the preconditions (one principal node, no structural change, one border, independent local sections
+/// without random choices), unless opts.fallback_to_mh.
+bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts,
+                              SubsampledState& state);
+
+/// The border of principal node v (Def. 6) and its number of children N, found without visiting them.
+struct BorderInfo {
+  Node* border = nullptr;  // nullptr: no node with several branches (N <= 1)
+  size_t n = 0;
+  std::string problem;     // non-empty: the scaffold breaks a precondition
+};
+BorderInfo find_border(Node* v);
+
+}  // namespace vnt

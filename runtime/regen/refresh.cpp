@@ -1,0 +1,83 @@
+// Lazy repair of stale local sections: versions on borders and section roots say which are stale.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/regen/refresh.hpp"
+
+#include <unordered_set>
+
+#include "runtime/regen/regen.hpp"
+#include "runtime/regen/walk.hpp"
+
+namespace vnt {
+namespace {
+
+bool is_random_output(Node* n) {
+  if (n->kind != NodeKind::kOutput || !is_procedure(as_output(n)->op->value)) return false;
+  const SpProcedure* p = primitive_at(as_output(n));
+  return p != nullptr && p->sp().is_random();
+}
+
+template <class F>
+void for_each_parent(Node* n, F&& f) {
+  for_each_definite_parent(n, f);
+  if (n->kind == NodeKind::kOutput)
+    for (Node* e : as_output(n)->esr_parents) f(e);
+}
+
+/// If `n` is a stale section root (a child of a border whose version moved on), repairs its section.
+void repair_if_stale_root(Trace& t, Node* n) {
+  auto& stale = t.stale_borders();
+  for_each_parent(n, [&](Node* p) {
+    if (n->version != p->version && stale.find(p) != stale.end()) refresh_section(t, p, n);
+  });
+}
+
+}  // namespace
+
+void ensure_fresh(Trace& trace, Node* x) {
+  if (trace.stale_borders().empty()) return;
+  // Walk up through deterministic values (random choices are never stale: only their arguments can be),
+  // repairing stale section roots from the top down.
+  std::unordered_set<Node*> seen;
+  std::vector<std::pair<Node*, bool>> stack{{x, false}};
+  while (!stack.empty()) {
+    auto [n, expanded] = stack.back();
+    stack.pop_back();
+    if (expanded) {
+      repair_if_stale_root(trace, n);
+      continue;
+    }
+    if (!seen.insert(n).second) continue;
+    stack.emplace_back(n, true);
+    if (is_random_output(n) && n != x) continue;
+    for_each_parent(n, [&](Node* p) { stack.emplace_back(p, false); });
+  }
+}
+
+void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold) {
+  if (trace.stale_borders().empty()) return;
+  for (const auto& [n, count] : scaffold.drg) ensure_fresh(trace, n);
+  for (Node* n : scaffold.absorbing) ensure_fresh(trace, n);
+}
+
+void refresh_section(Trace& trace, Node* border, Node* root) {
+  auto it = trace.stale_borders().find(border);
+  if (root->version == border->version) return;
+  Scaffold local = build_local_scaffold(trace, border, root);
+  Db db(trace);
+  detach_and_extract(trace, local, db);
+  regen_and_attach(trace, local, false, db);
+  root->version = border->version;
+  if (it != trace.stale_borders().end() && --it->second == 0) trace.stale_borders().erase(it);
+}
+
+void refresh_all(Trace& trace) {
+  while (!trace.stale_borders().empty()) {
+    Node* border = trace.stale_borders().begin()->first;
+    std::vector<Node*> kids = border->children;
+    for (Node* c : kids)
+      if (trace.stale_borders().count(border) != 0) refresh_section(trace, border, c);
+    trace.stale_borders().erase(border);
+  }
+}
+
+}  // namespace vnt

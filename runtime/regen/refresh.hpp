@@ -1,0 +1,25 @@
+// Stale-node repair (paper section 3.5): local sections that an accepted subsampled move did not visit keep
+// values computed from an older border value. They are repaired when something reads them, one section
+// at a time (cost of the section, never of N).
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+namespace vnt {
+
+class Trace;
+struct Node;
+struct Scaffold;
+
+/// Brings `x` and the deterministic values it depends on up to date. Free when nothing is stale.
+void ensure_fresh(Trace& trace, Node* x);
+
+/// Makes every value a scaffold will read fresh (its nodes and their parents). Call before detaching it.
+void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold);
+
+/// Recomputes the local section rooted at `root` (a child of `border`) from the border's current value.
+void refresh_section(Trace& trace, Node* border, Node* root);
+
+/// Repairs every stale section in the trace: O(N). A test and debugging aid (make_consistent).
+void refresh_all(Trace& trace);
+
+}  // namespace vnt

@@ -1,0 +1,153 @@
+// subsampled_mh: border search, exactness at eps = 0, stale-section repair, preconditions.
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "runtime/infer/mh.hpp"
+#include "runtime/infer/subsampled_mh.hpp"
+#include "runtime/regen/refresh.hpp"
+#include "runtime/regen/walk.hpp"
+#include "tests/support/engine_fixture.hpp"
+
+namespace vnt {
+namespace {
+
+std::string logistic_program(int n, uint64_t seed) {
+  Rng rng(seed);
+  std::string p =
+      "[assume w (scope_include 'w 0 (multivariate_normal (vector 0 0 0) (id_matrix 3)))]"
+      "[assume y_x (lambda (x) (bernoulli (linear_logistic w x)))]";
+  for (int i = 0; i < n; ++i) {
+    double x0 = rng.normal(), x1 = rng.normal();
+    double pr = 1 / (1 + std::exp(-(0.5 + 1.5 * x0 - x1)));
+    p += fmt::format("[observe (y_x (vector {} {})) {}]", x0, x1, rng.uniform() < pr ? 1 : 0);
+  }
+  return p;
+}
+
+BlockSpec w_all() {
+  BlockSpec s;
+  s.scope = "w";
+  s.mode = BlockSpec::Mode::kAll;
+  s.kernel = "subsampled_mh";
+  return s;
+}
+
+Eigen::VectorXd w_of(Engine& e) { return *std::get<VectorPtr>(e.report("w")); }
+
+TEST_CASE("the border of the logistic regression weights is the tagged node with one child per datum") {
+  Engine e(1);
+  test::run(e, logistic_program(25, 3));
+  BlockChoice c = select_block(e.trace(), w_all());
+  REQUIRE(c.principals.size() == 1);
+  BorderInfo b = find_border(c.principals[0]);
+  CHECK(b.problem.empty());
+  REQUIRE(b.border != nullptr);
+  CHECK(b.n == 25);
+}
+
+TEST_CASE("with eps = 0, subsampled_mh makes exactly the decisions of exact mh") {
+  Engine exact(5), sub(5);
+  test::run(exact, logistic_program(60, 4));
+  test::run(sub, logistic_program(60, 4));
+  SubsampledOptions so;
+  so.batch = 7;  // does not divide N: the last mini-batch is partial
+  so.epsilon = 0;
+  so.drift_sigma = 0.3;
+  SubsampledState state;
+  exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
+  MhOptions mo;
+  mo.drift_sigma = 0.3;
+  BlockSpec spec = w_all();
+  int accepted = 0;
+  for (int i = 0; i < 150; ++i) {
+    bool a = mh_transition(exact.trace(), spec, mo);
+    bool b = subsampled_mh_transition(sub.trace(), spec, so, state);
+    REQUIRE(a == b);
+    accepted += a;
+    CHECK((w_of(exact) - w_of(sub)).norm() < 1e-12);
+  }
+  CHECK(accepted > 10);
+  CHECK(accepted < 140);
+  CHECK(state.stats.sections_visited == 150u * 60u);
+}
+
+TEST_CASE("after many subsampled moves, stale sections are repaired before anything reads them") {
+  Engine e(9);
+  test::run(e, logistic_program(80, 6) +
+                   "[assume z1 (linear_logistic w (vector 0.3 -0.2))] [observe (bernoulli z1) 1]"
+                   "[assume z2 (linear_logistic w (vector -1 2))] [observe (bernoulli z2) 0]");
+  SubsampledOptions so;
+  so.batch = 5;
+  so.epsilon = 0.2;
+  so.drift_sigma = 0.5;
+  SubsampledState state;
+  for (int i = 0; i < 300; ++i) subsampled_mh_transition(e.trace(), w_all(), so, state);
+  CHECK(state.stats.accepted > 0);
+  CHECK(state.stats.sections_visited < state.stats.sections_total);  // it did subsample
+  CHECK(!e.trace().stale_borders().empty());
+  // A read goes through the repair: z1 agrees with the current w.
+  Eigen::VectorXd w = w_of(e);
+  double expect = 1 / (1 + std::exp(-(w[0] + 0.3 * w[1] - 0.2 * w[2])));
+  auto z1 = test::sample_number(e, "z1");
+  CHECK(z1 == doctest::Approx(expect).epsilon(1e-12));
+  // Exact mh on w after subsampling sees fresh sections (its rho uses current values).
+  MhOptions mo;
+  mo.drift_sigma = 0.2;
+  for (int i = 0; i < 20; ++i) mh_transition(e.trace(), w_all(), mo);
+  CHECK(e.trace().stale_borders().empty());
+  CHECK(test::inconsistent_nodes(e) == 0);
+}
+
+TEST_CASE("a full refresh after a long subsampled run makes every deterministic node agree with its inputs") {
+  Engine e(2);
+  test::run(e, logistic_program(120, 8) + "[predict (* 2 (lookup w 1))]");
+  SubsampledOptions so;
+  so.batch = 10;
+  so.epsilon = 0.1;
+  so.drift_sigma = 0.4;
+  SubsampledState state;
+  for (int i = 0; i < 400; ++i) subsampled_mh_transition(e.trace(), w_all(), so, state);
+  CHECK(test::inconsistent_nodes(e) > 0);  // the test can fail: staleness is really there
+  refresh_all(e.trace());
+  CHECK(test::inconsistent_nodes(e) == 0);
+  CHECK(e.trace().stale_borders().empty());
+}
+
+TEST_CASE("scaffolds that break the preconditions give a clear error, or exact mh with 'fallback 'mh") {
+  Engine e(1);
+  test::run(e,
+            "[assume w (scope_include 'w 0 (normal 0 1))]"
+            "[assume f (lambda (x) (normal (+ w (* w x)) 1))]"
+            "[observe (f 1) 0.5] [observe (f 2) 1.5] [observe (f 3) 2.0]");
+  SubsampledOptions so;
+  SubsampledState state;
+  std::string before = test::fingerprint_of(e);
+  try {
+    subsampled_mh_transition(e.trace(), w_all(), so, state);
+    FAIL("expected an error");
+  } catch (const Error& err) {
+    CHECK(err.kind() == ErrorKind::kInference);
+    CHECK(std::string(err.message()).find("cannot subsample scope 'w'") != std::string::npos);
+  }
+  CHECK(test::fingerprint_of(e) == before);
+  so.fallback_to_mh = true;
+  for (int i = 0; i < 20; ++i) subsampled_mh_transition(e.trace(), w_all(), so, state);
+  CHECK(state.stats.exact_transitions == 20);
+}
+
+TEST_CASE("a structural change in the global section is refused") {
+  Engine e(1);
+  test::run(e,
+            "[assume b (scope_include 'w 0 (flip 0.5))]"
+            "[assume m (if b 1 (normal 0 1))]"
+            "[observe (normal m 1) 0.5] [observe (normal m 1) 1.5]");
+  SubsampledOptions so;
+  SubsampledState state;
+  CHECK_THROWS_AS(subsampled_mh_transition(e.trace(), w_all(), so, state), Error);
+}
+
+}  // namespace
+}  // namespace vnt
