@@ -2,7 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/engine/engine.hpp"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "parser/syntax.hpp"
+#include "runtime/core/csv.hpp"
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/regen.hpp"
@@ -26,13 +31,12 @@ Engine::~Engine() {
     while (!directives_.empty()) {
       DirectiveRecord r = directives_.back();
       directives_.pop_back();
-      if (r.kind == Directive::Kind::kObserve) {
-        Scaffold none;
-        Db db(*trace_);
-        Detach(*trace_, none, db).unconstrain(r.root);
-        r.root->observation_root = false;
-        trace_->observations().erase(r.root);
+      for (auto it = r.rows.rbegin(); it != r.rows.rend(); ++it) {
+        unobserve(*it);
+        uneval_and_destroy(*it);
       }
+      if (r.root == nullptr) continue;
+      if (r.kind == Directive::Kind::kObserve) unobserve(r.root);
       uneval_and_destroy(r.root);
     }
   } catch (...) {
@@ -59,6 +63,14 @@ void Engine::uneval_and_destroy(Node* root) {
   trace_->destroy_family(root);
 }
 
+void Engine::unobserve(Node* root) {
+  Scaffold none;
+  Db db(*trace_);
+  Detach(*trace_, none, db).unconstrain(root);
+  root->observation_root = false;
+  trace_->observations().erase(root);
+}
+
 void Engine::add_record(DirectiveRecord r) {
   r.id = next_id_++;
   directives_.push_back(std::move(r));
@@ -79,13 +91,13 @@ Value Engine::assume(const std::string& name, const Expr* e, const std::string& 
       throw Error(ErrorKind::kName, fmt::format("label '{}' is already used", label), e->span);
   Node* root = eval_new_family(e);
   trace_->bind_global(name, root);
-  add_record(DirectiveRecord{0, Directive::Kind::kAssume, label, name, root, e});
+  add_record(DirectiveRecord{0, Directive::Kind::kAssume, label, name, root, e, {}});
   return root->value;
 }
 
 Value Engine::predict(const Expr* e, const std::string& label) {
   Node* root = eval_new_family(e);
-  add_record(DirectiveRecord{0, Directive::Kind::kPredict, label, {}, root, e});
+  add_record(DirectiveRecord{0, Directive::Kind::kPredict, label, {}, root, e, {}});
   return root->value;
 }
 
@@ -147,12 +159,27 @@ const Expr* Engine::apply_site(const std::string& procedure) {
 }
 
 void Engine::observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v) {
+  Node* root = observe_row(procedure, args, v);
+  add_record(DirectiveRecord{0, Directive::Kind::kObserve, {}, {}, root, apply_site(procedure), {}});
+}
+
+Node* Engine::observe_row(const std::string& procedure, const std::vector<Value>& args, const Value& v) {
   const Expr* site = apply_site(procedure);
   Scaffold none;
   Db db(*trace_);
   double w = 0;
   Node* root = apply_expr_to_values(*trace_, none, db, site, site->items[0].get(), args, &w);
-  observe_root(root, site, v, {});
+  try {
+    Node* c = trace_->constrainable(root);
+    if (c == nullptr || c->constrained)
+      throw Error(ErrorKind::kInference,
+                  fmt::format("observe: ({} ...) is not an unobserved random choice", procedure), site->span);
+    constrain_new(root, c, v, site);
+  } catch (...) {
+    uneval_and_destroy(root);
+    throw;
+  }
+  return root;
 }
 
 void Engine::observe_root(Node* root, const Expr* e, const Value& v, const std::string& label) {
@@ -171,7 +198,7 @@ void Engine::observe_root(Node* root, const Expr* e, const Value& v, const std::
     uneval_and_destroy(root);
     throw;
   }
-  add_record(DirectiveRecord{0, Directive::Kind::kObserve, label, {}, root, e});
+  add_record(DirectiveRecord{0, Directive::Kind::kObserve, label, {}, root, e, {}});
 }
 
 void Engine::forget(const std::string& label) {
@@ -180,6 +207,14 @@ void Engine::forget(const std::string& label) {
   });
   if (it == directives_.end()) raise(ErrorKind::kName, "forget: no directive labelled '{}'", label);
   DirectiveRecord r = *it;
+  if (!r.rows.empty()) {
+    directives_.erase(it);
+    for (auto row = r.rows.rbegin(); row != r.rows.rend(); ++row) {
+      unobserve(*row);
+      uneval_and_destroy(*row);
+    }
+    return;
+  }
   if (r.kind == Directive::Kind::kAssume && !r.root->children.empty())
     raise(ErrorKind::kInference, "forget: '{}' is still used by other directives", r.name);
   if (r.kind == Directive::Kind::kObserve) {
@@ -197,6 +232,7 @@ void Engine::forget(const std::string& label) {
 Value Engine::report(const std::string& label) {
   for (const auto& r : directives_)
     if (r.label == label || (r.kind == Directive::Kind::kAssume && r.name == label)) {
+      if (r.root == nullptr) raise(ErrorKind::kName, "'{}' labels a bulk observation, which has no value", label);
       ensure_fresh(*trace_, r.root);
       return r.root->value;
     }
@@ -239,6 +275,10 @@ std::optional<Value> Engine::execute(Directive d) {
       }
       return std::nullopt;
     }
+    case Directive::Kind::kObserveCsv: {
+      observe_csv(d);
+      return std::nullopt;
+    }
     case Directive::Kind::kInfer: {
       try {
         infer(d.infer);
@@ -250,6 +290,81 @@ std::optional<Value> Engine::execute(Directive d) {
     }
   }
   return std::nullopt;
+}
+
+namespace {
+
+bool looks_like_header(std::string_view text) {
+  std::string_view first = text.substr(0, text.find('\n'));
+  for (char c : first)
+    if (std::isalpha(static_cast<unsigned char>(c)) && std::string_view("eEnNaAiIfF").find(c) == std::string_view::npos)
+      return true;
+  return false;
+}
+
+std::string resolve_path(const std::string& path, const SourceSpan& span) {
+  std::filesystem::path p(path);
+  if (p.is_absolute() || !span.known()) return path;
+  return (std::filesystem::path(span.file->name).parent_path() / p).string();
+}
+
+}  // namespace
+
+void Engine::observe_csv(const Directive& d) {
+  std::string path = resolve_path(d.path, d.span);
+  CsvTable table;
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in || std::filesystem::is_directory(path))
+      raise(ErrorKind::kIo, "observe_csv: cannot read '{}': {}", path,
+            std::filesystem::is_directory(path) ? "Is a directory" : std::strerror(errno));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    table = parse_csv_numeric(text, path, looks_like_header(text));
+  } catch (Error& e) {
+    e.attach_span(d.span);
+    throw;
+  }
+  size_t width = table.rows.empty() ? table.header.size() : table.rows[0].size();
+  size_t col = 0;
+  if (!d.column.empty()) {
+    auto it = std::find(table.header.begin(), table.header.end(), d.column);
+    if (it == table.header.end())
+      throw Error(ErrorKind::kIo, fmt::format("observe_csv: '{}' has no column named '{}'", path, d.column), d.span);
+    col = static_cast<size_t>(it - table.header.begin());
+  } else {
+    col = static_cast<size_t>(d.column_index);
+    if (col >= width)
+      throw Error(ErrorKind::kIo,
+                  fmt::format("observe_csv: column {} is out of range: '{}' has {} columns", col, path, width), d.span);
+  }
+  DirectiveRecord record{0, Directive::Kind::kObserve, d.label, {}, nullptr, nullptr, {}};
+  record.rows.reserve(table.rows.size());
+  size_t first_line = table.header.empty() ? 1 : 2;
+  try {
+    for (size_t i = 0; i < table.rows.size(); ++i) {
+      const std::vector<double>& row = table.rows[i];
+      Eigen::VectorXd x(static_cast<Eigen::Index>(row.size() - 1));
+      for (size_t j = 0, k = 0; j < row.size(); ++j)
+        if (j != col) x[static_cast<Eigen::Index>(k++)] = row[j];
+      std::vector<Value> args;
+      if (d.with_index) args.emplace_back(static_cast<double>(i));
+      args.push_back(make_vector(std::move(x)));
+      try {
+        record.rows.push_back(observe_row(d.name, args, row[col]));
+      } catch (Error& e) {
+        throw Error(e.kind(), fmt::format("observe_csv: row at {}:{}: {}", path, first_line + i, e.message()), d.span);
+      }
+    }
+  } catch (...) {
+    for (auto it = record.rows.rbegin(); it != record.rows.rend(); ++it) {
+      unobserve(*it);
+      uneval_and_destroy(*it);
+    }
+    throw;
+  }
+  add_record(std::move(record));
 }
 
 void Engine::run_source(const std::shared_ptr<const SourceFile>& file) {

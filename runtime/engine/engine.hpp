@@ -24,6 +24,7 @@ struct DirectiveRecord {
   std::string name;  // assume
   Node* root = nullptr;
   const Expr* expr = nullptr;
+  std::vector<Node*> rows;  // observe_csv: the root of each row's observation (root is then null)
 };
 
 class Engine {
@@ -61,12 +62,16 @@ class Engine {
   /// Observes (procedure args...) = v with constant arguments, without parsing (bulk data loading).
   void observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v);
   void forget(const std::string& label);
+  /// Observes every row of a CSV file as one directive (see Directive::kObserveCsv); all or nothing.
+  void observe_csv(const Directive& d);
   void infer(const parser::Syntax& program);
 
  private:
   void add_record(DirectiveRecord r);
   Node* eval_new_family(const Expr* e);
   void uneval_and_destroy(Node* root);
+  void unobserve(Node* root);
+  Node* observe_row(const std::string& procedure, const std::vector<Value>& args, const Value& v);
   void constrain_new(Node* root, Node* c, const Value& v, const Expr* e);
   void observe_root(Node* root, const Expr* e, const Value& v, const std::string& label);
   const Expr* apply_site(const std::string& procedure);

@@ -214,9 +214,34 @@ Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& pa
       raise_at(d.args[0].span, ErrorKind::kSyntax, "forget: expected a directive label");
     out.kind = Directive::Kind::kForget;
     out.name = d.args[0].text;
+  } else if (k == "observe_csv") {
+    constexpr std::string_view kShape = "[observe_csv procedure \"file.csv\" value-column ['with_index]]";
+    if (d.args.size() < 3 || d.args.size() > 4)
+      raise_at(d.span, ErrorKind::kSyntax, "observe_csv: expected {}", kShape);
+    if (d.args[0].kind != Syntax::Kind::kSymbol)
+      raise_at(d.args[0].span, ErrorKind::kSyntax, "observe_csv: the procedure must be a name, in {}", kShape);
+    if (d.args[1].kind != Syntax::Kind::kString)
+      raise_at(d.args[1].span, ErrorKind::kSyntax, "observe_csv: the file must be a string, in {}", kShape);
+    out.kind = Directive::Kind::kObserveCsv;
+    out.name = d.args[0].text;
+    out.path = d.args[1].text;
+    const Syntax& col = d.args[2];
+    if (col.kind == Syntax::Kind::kSymbol || col.kind == Syntax::Kind::kString) {
+      out.column = col.text;
+    } else if (col.kind == Syntax::Kind::kNumber && col.number >= 0 && col.number == static_cast<long>(col.number)) {
+      out.column_index = static_cast<long>(col.number);
+    } else {
+      raise_at(col.span, ErrorKind::kSyntax, "observe_csv: the value column must be a column name or a 0-based index");
+    }
+    if (d.args.size() == 4) {
+      const Syntax& f = d.args[3].kind == Syntax::Kind::kQuote ? d.args[3].items[0] : d.args[3];
+      if (f.kind != Syntax::Kind::kSymbol || f.text != "with_index")
+        raise_at(d.args[3].span, ErrorKind::kSyntax, "observe_csv: unknown option (known: 'with_index)");
+      out.with_index = true;
+    }
   } else {
     raise_at(d.keyword_span, ErrorKind::kSyntax,
-             "unknown directive '{}' (expected assume, observe, predict, infer, sample or forget)", k);
+             "unknown directive '{}' (expected assume, observe, observe_csv, predict, infer, sample or forget)", k);
   }
   return out;
 }

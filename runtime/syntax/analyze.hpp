@@ -24,13 +24,18 @@ Value parse_param_value(const std::string& text);
 parser::Syntax substitute_params(const parser::Syntax& s, const ParamMap& params);
 
 struct Directive {
-  enum class Kind { kAssume, kObserve, kPredict, kInfer, kSample, kForget };
+  enum class Kind { kAssume, kObserve, kPredict, kInfer, kSample, kForget, kObserveCsv };
   Kind kind;
   std::string label;  // optional
   std::string name;   // assume: the bound name; forget: the label or name to forget
   ExprPtr expr;       // assume/observe/predict/sample
   ExprPtr value;      // observe: the observed value expression
   parser::Syntax infer;  // infer: the inference program (params substituted)
+  // observe_csv: every row r of `path` observes (name [row index] (vector other columns)) = r[column]
+  std::string path;
+  std::string column;    // a header name, or empty when column_index is given
+  long column_index = -1;
+  bool with_index = false;
   SourceSpan span;
 };
 
