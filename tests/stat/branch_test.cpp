@@ -102,6 +102,49 @@ TEST_CASE("Fig. 1 with y = 1.2, sd 0.5, gamma(2, 2): resimulation MH matches the
   check_moderate_branch(run);
 }
 
+TEST_CASE("Fig. 1 with y = 1.2: block resimulation (all) mixed with single-site MH matches the same posterior") {
+  // (mh default all) resimulates b and, when b = 0, the gamma choice together (no index correction);
+  // the mixture picks it or single-site MH with probability 1/2 each per step.
+  const std::string program = R"(
+[assume b (bernoulli 0.5)]
+[assume mu (if b 1 (gamma 2 2))]
+[assume y (normal mu 0.5)]
+[observe y 1.2]
+[infer (repeat 20000 (do (mixture (1 (mh default one 1) 1 (mh default all 1)) 2) (collect b mu)))]
+)";
+  ProgramRun run(program, 44);
+  check_moderate_branch(run);
+}
+
+TEST_CASE("a user scope whose number of blocks changes with the proposal: index correction of (mh s one)") {
+  // n ~ bernoulli(0.5) is block 0 of scope 's; x is block 1 when n = 1 and the constant 0 otherwise, so
+  // proposing to block 0 takes the scope from 2 blocks to 1 or back, and the acceptance ratio needs the
+  // block-selection correction log(1 / #blocks after) - log(1 / #blocks before). With x observed at 0.9
+  // (sd 0.5), P(n = 1 | y) is proportional to normal(0.9; 0, sqrt(1 + 0.25)) against normal(0.9; 0, 0.5)
+  // for n = 0 (the prior 1/2 cancels): 0.620.
+  const std::string program = R"(
+[assume n (scope_include 's 0 (bernoulli 0.5))]
+[assume x (if n (scope_include 's 1 (normal 0 1)) 0)]
+[observe (normal x 0.5) 0.9]
+[infer (repeat 20000 (do (mh s one 2) (collect n x)))]
+)";
+  const double e1 = std::exp(log_normal_pdf(0.9, 0, std::sqrt(1.25))), e0 = std::exp(log_normal_pdf(0.9, 0, 0.5));
+  const double p1 = e1 / (e1 + e0);
+  ProgramRun run(program, 45);
+  const std::vector<double> n = run.column("n", kBurnIn), x = run.column("x", kBurnIn);
+  check_probability(n, p1);
+  // x given n = 1 is normal(0.9 / 1.25, sqrt(0.25 / 1.25)) = normal(0.72, 0.447).
+  const std::vector<double> x1 = where(x, n, 1.0);
+  check_mean(x1, 0.72, std::sqrt(0.2));
+  check_sd(x1, std::sqrt(0.2));
+  // What would fail: the odds of n = 1 tilted by the factor 2 that a dropped (or inverted) block-count
+  // correction introduces, and x given n = 1 at its prior mean 0.
+  const double odds = p1 / (1 - p1);
+  expect_rejected(evaluate_probability(n, 2 * odds / (1 + 2 * odds)));
+  expect_rejected(evaluate_probability(n, 0.5 * odds / (1 + 0.5 * odds)));
+  expect_rejected(evaluate_mean(x1, 0, std::sqrt(0.2)));
+}
+
 // A choice with posterior = prior that keeps scope 'm non-empty: (mh m one ...) is an error when the scope
 // has no blocks, which happens whenever b = 1 removes the gamma choice; the model of b and mu is unchanged.
 TEST_CASE("Fig. 1 with the gamma choice in a scope: cycle of resimulation and drift on the scope") {
