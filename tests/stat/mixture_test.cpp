@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <vector>
 
 #include "tests/support/run_program.hpp"
 #include "tests/support/stat_extra.hpp"
@@ -51,6 +52,38 @@ TEST_CASE("categorical component label: resimulation MH matches exact enumeratio
   double only_first[3], only_total = 0;
   for (size_t k = 0; k < 3; ++k) only_total += only_first[k] = prior[k] * std::exp(log_normal_pdf(-0.3, centre[k], 2));
   expect_rejected(evaluate_probability(indicator(z, 2), only_first[2] / only_total));
+}
+
+TEST_CASE("latent poisson count: resimulation MH matches exact enumeration") {
+  // k ~ poisson(3), observed through normal(k, 1) = 5.2. P(k | y) is proportional to
+  // poisson(k; 3) normal(5.2; k, 1), enumerated over k = 0..59 (the tail beyond is below 1e-30).
+  const std::string program = R"(
+[assume k (poisson 3)]
+[observe (normal k 1) 5.2]
+[infer (repeat 20000 (do (mh default one 2) (collect k)))]
+)";
+  std::vector<double> post(60);
+  double total = 0, m1 = 0, m2 = 0;
+  for (size_t k = 0; k < post.size(); ++k) {
+    const double kd = static_cast<double>(k);
+    post[k] = std::exp(kd * std::log(3.0) - 3 - std::lgamma(kd + 1) + log_normal_pdf(5.2, kd, 1));
+    total += post[k];
+  }
+  for (size_t k = 0; k < post.size(); ++k) {
+    post[k] /= total;
+    m1 += post[k] * static_cast<double>(k);
+    m2 += post[k] * static_cast<double>(k * k);
+  }
+  const double sd = std::sqrt(m2 - m1 * m1);
+  MESSAGE("exact: E[k | y] = " << m1 << ", sd " << sd << ", P(k = 4) = " << post[4] << ", P(k = 5) = " << post[5]);
+  ProgramRun run(program, 73);
+  const std::vector<double> k = run.column("k", kBurnIn);
+  check_mean(k, m1, sd);
+  check_sd(k, sd);
+  for (size_t v = 2; v <= 7; ++v) check_probability(indicator(k, static_cast<double>(v)), post[v]);
+  // What would fail: the prior mean 3, and the likelihood alone (k near 5.2: mean 5.2).
+  expect_rejected(evaluate_mean(k, 3.0, sd));
+  expect_rejected(evaluate_mean(k, 5.2, sd));
 }
 
 // The mixture of the next test: mu ~ normal(0, kMuSd); each y_i ~ normal(mu + c[z_i], kNoise) with

@@ -4,6 +4,7 @@
 #include <boost/math/distributions/normal.hpp>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -121,6 +122,58 @@ TEST_CASE("two-level Gaussian: block resimulation (mh default all) reaches the j
   // (the exact one is 1 / sqrt(15) = 0.26; a sampler that lost the edge from a to b would give 0).
   expect_rejected(evaluate_mean(b, m[0], sd_b));
   expect_rejected(evaluate_correlation(a, b, 0.0));
+}
+
+TEST_CASE("latent choices inside observed applications: the noise is integrated out by MH") {
+  // Each observation (noisy mu) draws its own latent offset normal(0, 0.5) inside the procedure, so
+  // marginally y_i ~ normal(mu, sqrt(1 + 0.25)); single-site MH must move mu and the three latent offsets.
+  // Posterior of mu: precision 1 + 3 / 1.25, mean (3.5 / 1.25) / precision = 0.824, sd 0.542.
+  const std::string program = R"(
+[assume mu (normal 0 1)]
+[assume noisy (lambda (m) (normal (+ m (normal 0 0.5)) 1))]
+[observe (noisy mu) 1.0]
+[observe (noisy mu) 2.0]
+[observe (noisy mu) 0.5]
+[infer (repeat 20000 (do (mh default one 4) (collect mu)))]
+)";
+  const double precision = 1 + 3 / 1.25, mean = 3.5 / 1.25 / precision, sd = 1 / std::sqrt(precision);
+  ProgramRun run(program, 15);
+  const std::vector<double> mu = run.column("mu", kBurnIn);
+  check_mean(mu, mean, sd);
+  check_sd(mu, sd);
+  // What would fail: the posterior without the latent noise (noise sd 1 instead of sqrt 1.25: sd 0.5), and
+  // the prior (mean 0).
+  expect_rejected(evaluate_sd(mu, 0.5));
+  expect_rejected(evaluate_mean(mu, 0, sd));
+}
+
+TEST_CASE("uniform prior with drift MH: truncated normal posterior") {
+  // u ~ uniform_continuous(0, 2), y ~ normal(u, 0.5) = 1.8: the posterior is normal(1.8, 0.5) truncated to
+  // [0, 2]. Drift proposals beyond 2 must be rejected (density zero), not clipped or reflected.
+  const std::string program = R"(
+[assume u (uniform_continuous 0 2)]
+[observe (normal u 0.5) 1.8]
+[infer (repeat 20000 (do (mh default one 'drift 0.5 2) (collect u)))]
+)";
+  const boost::math::normal_distribution<> untruncated(1.8, 0.5);
+  const double lo = boost::math::cdf(untruncated, 0.0), hi = boost::math::cdf(untruncated, 2.0);
+  auto cdf = [&](double x) { return (boost::math::cdf(untruncated, std::clamp(x, 0.0, 2.0)) - lo) / (hi - lo); };
+  const double a = (0 - 1.8) / 0.5, b = (2 - 1.8) / 0.5;
+  const boost::math::normal_distribution<> std_normal;
+  const double z = boost::math::cdf(std_normal, b) - boost::math::cdf(std_normal, a);
+  const double mean = 1.8 + 0.5 * (boost::math::pdf(std_normal, a) - boost::math::pdf(std_normal, b)) / z;
+  const double var = 0.25 * (1 + (a * boost::math::pdf(std_normal, a) - b * boost::math::pdf(std_normal, b)) / z -
+                             std::pow((boost::math::pdf(std_normal, a) - boost::math::pdf(std_normal, b)) / z, 2));
+  ProgramRun run(program, 16);
+  const std::vector<double> u = run.column("u", kBurnIn);
+  CHECK(std::all_of(u.begin(), u.end(), [](double x) { return x >= 0 && x <= 2; }));
+  check_mean(u, mean, std::sqrt(var));
+  check_sd(u, std::sqrt(var));
+  check_ks(u, cdf);
+  // What would fail: the untruncated mean 1.8 (proposals above 2 clipped to 2 would pile mass at the
+  // boundary and also push the mean up), and the prior mean 1.
+  expect_rejected(evaluate_mean(u, 1.8, std::sqrt(var)));
+  expect_rejected(evaluate_mean(u, 1.0, std::sqrt(var)));
 }
 
 }  // namespace
