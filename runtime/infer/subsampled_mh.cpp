@@ -49,15 +49,15 @@ void check_section(const Scaffold& s, Node* border, Node* root) {
                                "through a per-index mem so each section uses it once)"};
     });
   };
-  for (const auto& [n, count] : s.drg) {
+  s.drg.for_each([&](Node* n, int) {
     if (n->kind == NodeKind::kOutput) {
       const SpProcedure* p = primitive_at(as_output(n));
       if (p != nullptr && p->sp().is_random())
         throw NotPartitionable{"a local section contains a random choice that would have to be resampled"};
     }
     check_parents(n);
-  }
-  for (Node* n : s.absorbing) check_parents(n);
+  });
+  s.absorbing.for_each(check_parents);
 }
 
 [[noreturn]] void fail(const BlockSpec& spec, const std::string& reason) {

@@ -11,16 +11,13 @@ Db::~Db() {
   for (auto& [k, root] : shared_) trace_.destroy_family(root);
 }
 
-const Value* Db::value(const Node* n) const {
-  auto it = values_.find(n);
-  return it == values_.end() ? nullptr : &it->second;
-}
+const Value* Db::value(const Node* n) const { return values_.find(n); }
 
 Value Db::take_value(const Node* n) {
-  auto it = values_.find(n);
-  VNT_ASSERT(it != values_.end(), "no saved value to restore");
-  Value v = std::move(it->second);
-  values_.erase(it);
+  Value* saved = values_.find(n);
+  VNT_ASSERT(saved != nullptr, "no saved value to restore");
+  Value v = std::move(*saved);
+  values_.erase(n);
   return v;
 }
 

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/trace/node.hpp"
 
 namespace vnt {
@@ -20,7 +21,7 @@ class Db {
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
-  void put_value(const Node* n, Value v) { values_[n] = std::move(v); }
+  void put_value(const Node* n, Value v) { values_[const_cast<Node*>(n)] = std::move(v); }
   /// The saved value of `n`, or nullptr.
   const Value* value(const Node* n) const;
   /// Removes and returns the saved value of `n`; throws kInternal if there is none.
@@ -48,7 +49,7 @@ class Db {
   };
 
   Trace& trace_;
-  std::unordered_map<const Node*, Value> values_;
+  FlatPtrMap<Node, Value> values_;
   std::unordered_map<const RequestNode*, Node*> own_;
   std::unordered_map<SharedKey, Node*, SharedHash, SharedEq> shared_;
 };

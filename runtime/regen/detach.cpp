@@ -25,12 +25,6 @@ const SpProcedure* primitive_at(const OutputNode* out) {
   return p.kind() == Procedure::Kind::kPrimitive ? static_cast<const SpProcedure*>(&p) : nullptr;
 }
 
-std::vector<Node*> definite_parents(Node* n) {
-  std::vector<Node*> v;
-  for_each_definite_parent(n, [&](Node* p) { v.push_back(p); });
-  return v;
-}
-
 double Detach::detach_and_extract() {
   double w = 0;
   for (auto it = s_.border.rbegin(); it != s_.border.rend(); ++it) {
@@ -60,10 +54,10 @@ double Detach::detach(Node* n) {
 }
 
 double Detach::extract(Node* n) {
-  auto it = s_.drg.find(n);
-  if (it == s_.drg.end()) return 0;
-  VNT_ASSERT(it->second > 0, "regen count underflow");
-  if (--it->second > 0) return 0;
+  int* count = s_.drg.find(n);
+  if (count == nullptr) return 0;
+  VNT_ASSERT(*count > 0, "regen count underflow");
+  if (--*count > 0) return 0;
   double w = 0;
   if (n->kind == NodeKind::kRequest) {
     w += uneval_requests(as_request(n));
@@ -77,8 +71,7 @@ double Detach::extract(Node* n) {
 double Detach::extract_parents(Node* n) {
   double w = 0;
   if (n->kind == NodeKind::kOutput) w += extract_esr_parents(as_output(n));
-  std::vector<Node*> ps = definite_parents(n);
-  for (auto it = ps.rbegin(); it != ps.rend(); ++it) w += extract(*it);
+  for (size_t i = definite_parent_count(n); i > 0; --i) w += extract(definite_parent(n, i - 1));
   return w;
 }
 

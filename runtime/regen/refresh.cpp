@@ -55,8 +55,11 @@ void ensure_fresh(Trace& trace, Node* x) {
 
 void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold) {
   if (trace.stale_borders().empty()) return;
-  for (const auto& [n, count] : scaffold.drg) ensure_fresh(trace, n);
-  for (Node* n : scaffold.absorbing) ensure_fresh(trace, n);
+  // Collect first: repairing sections must not run while the scaffold's tables are being walked.
+  std::vector<Node*> nodes;
+  scaffold.drg.for_each([&](Node* n, int) { nodes.push_back(n); });
+  scaffold.absorbing.for_each([&](Node* n) { nodes.push_back(n); });
+  for (Node* n : nodes) ensure_fresh(trace, n);
 }
 
 void refresh_section(Trace& trace, Node* border, Node* root) {

@@ -73,10 +73,10 @@ double Regen::regen_and_attach() {
 }
 
 double Regen::regen(Node* n) {
-  auto it = s_.drg.find(n);
-  if (it == s_.drg.end()) return 0;
+  int* count = s_.drg.find(n);
+  if (count == nullptr) return 0;
   double w = 0;
-  if (it->second == 0) {
+  if (*count == 0) {
     w += regen_parents(n);
     try {
       if (n->kind == NodeKind::kLookup) {
@@ -92,18 +92,18 @@ double Regen::regen(Node* n) {
       throw;
     }
   }
-  ++it->second;
+  ++*count;
   return w;
 }
 
 double Regen::regen_parents(Node* n) {
   double w = 0;
-  std::vector<Node*> ps = definite_parents(n);
+  const size_t count = definite_parent_count(n);
   size_t done = 0;
   try {
-    for (; done < ps.size(); ++done) w += regen(ps[done]);
+    for (; done < count; ++done) w += regen(definite_parent(n, done));
   } catch (...) {
-    while (done > 0) undo_.extract(ps[--done]);
+    while (done > 0) undo_.extract(definite_parent(n, --done));
     throw;
   }
   if (n->kind != NodeKind::kOutput) return w;
@@ -113,7 +113,7 @@ double Regen::regen_parents(Node* n) {
     for (; esr_done < out->esr_parents.size(); ++esr_done) w += regen(out->esr_parents[esr_done]);
   } catch (...) {
     while (esr_done > 0) undo_.extract(out->esr_parents[--esr_done]);
-    for (auto it = ps.rbegin(); it != ps.rend(); ++it) undo_.extract(*it);
+    for (size_t i = count; i > 0; --i) undo_.extract(definite_parent(n, i - 1));
     throw;
   }
   return w;

@@ -109,7 +109,22 @@ void for_each_definite_parent(Node* n, F&& f) {
   }
 }
 
-/// The definite parents as a small vector (for walks in reverse and partial undo).
-std::vector<Node*> definite_parents(Node* n);
+/// Indexed access to the definite parents in the same order, without building a list.
+inline size_t definite_parent_count(const Node* n) {
+  switch (n->kind) {
+    case NodeKind::kConstant: return 0;
+    case NodeKind::kLookup: return 1;
+    case NodeKind::kRequest: return 1 + static_cast<const RequestNode*>(n)->output->operands.size();
+    case NodeKind::kOutput: return 2 + static_cast<const OutputNode*>(n)->operands.size();
+  }
+  return 0;
+}
+inline Node* definite_parent(Node* n, size_t i) {
+  if (n->kind == NodeKind::kLookup) return as_lookup(n)->source;
+  OutputNode* out = n->kind == NodeKind::kRequest ? as_request(n)->output : as_output(n);
+  if (i == 0) return out->op;
+  if (i <= out->operands.size()) return out->operands[i - 1];
+  return out->request;
+}
 
 }  // namespace vnt

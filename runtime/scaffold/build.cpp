@@ -49,7 +49,7 @@ class Builder {
         s_.absorbing.erase(node);
         add_resampling(node);
         push_children(queue, node);
-      } else if (s_.absorbing.insert(node).second) {
+      } else if (s_.absorbing.insert(node)) {
         order_.push_back(node);
       }
     }
@@ -58,16 +58,16 @@ class Builder {
   void find_brush() {
     for (Node* n : order_)
       if (n->kind == NodeKind::kRequest && s_.is_resampling(n)) disable_requests(as_request(n));
-    for (Node* b : s_.brush) {
+    s_.brush.for_each([&](Node* b) {
       s_.drg.erase(b);
       s_.absorbing.erase(b);
-    }
+    });
   }
 
   void find_border_and_counts(std::span<Node* const> principals) {
-    std::unordered_set<Node*> seen;
+    FlatPtrSet<Node> seen;
     for (Node* n : order_) {
-      if (!seen.insert(n).second) continue;
+      if (!seen.insert(n)) continue;
       if (s_.is_absorbing(n)) {
         s_.border.push_back(n);
       } else if (s_.is_resampling(n)) {
@@ -109,7 +109,7 @@ class Builder {
   }
 
   void disable_family(Node* n) {
-    if (!s_.brush.insert(n).second) return;
+    if (!s_.brush.insert(n)) return;
     if (n->kind == NodeKind::kOutput) {
       OutputNode* out = as_output(n);
       s_.brush.insert(out->request);
@@ -123,7 +123,7 @@ class Builder {
   Scaffold& s_;
   Node* hard_border_;
   std::vector<Node*> order_;
-  std::unordered_map<Node*, uint32_t> disabled_;
+  FlatPtrMap<Node, uint32_t> disabled_;
 };
 
 }  // namespace

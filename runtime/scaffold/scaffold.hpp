@@ -5,9 +5,9 @@
 
 #include <span>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
+#include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/value/value.hpp"
 
 namespace vnt {
@@ -25,15 +25,15 @@ struct ProposalKernel {
 
 struct Scaffold {
   std::vector<Node*> principals;
-  std::unordered_map<Node*, int> drg;  // resampling nodes -> regen count
-  std::unordered_set<Node*> absorbing;
-  std::unordered_set<Node*> brush;
+  FlatPtrMap<Node, int> drg;  // resampling nodes -> regen count
+  FlatPtrSet<Node> absorbing;
+  FlatPtrSet<Node> brush;
   std::vector<Node*> border;
   std::unordered_map<Node*, ProposalKernel> kernels;
 
-  bool is_resampling(Node* n) const { return drg.find(n) != drg.end(); }
-  bool is_absorbing(Node* n) const { return absorbing.find(n) != absorbing.end(); }
-  bool is_brush(Node* n) const { return brush.find(n) != brush.end(); }
+  bool is_resampling(const Node* n) const { return drg.contains(n); }
+  bool is_absorbing(const Node* n) const { return absorbing.contains(n); }
+  bool is_brush(const Node* n) const { return brush.contains(n); }
   const ProposalKernel* kernel(Node* n) const {
     auto it = kernels.find(n);
     return it == kernels.end() ? nullptr : &it->second;
