@@ -45,6 +45,17 @@ Engine::~Engine() {
 }
 
 const Expr* Engine::keep(ExprPtr e) {
+  // Remember literal scope names, so a kernel on a scope that is only momentarily empty is not an error.
+  std::vector<const Expr*> todo{e.get()};
+  while (!todo.empty()) {
+    const Expr* x = todo.back();
+    todo.pop_back();
+    if (x->kind == Expr::Kind::kApp && x->items.size() == 4 && x->items[0]->kind == Expr::Kind::kVar &&
+        (x->items[0]->name == "scope_include" || x->items[0]->name == "tag") &&
+        x->items[1]->kind == Expr::Kind::kConst && is_symbol(x->items[1]->value))
+      program_scopes_.insert(std::string(std::get<Symbol>(x->items[1]->value).str()));
+    for (const auto& i : x->items) todo.push_back(i.get());
+  }
   exprs_.push_back(std::move(e));
   return exprs_.back().get();
 }

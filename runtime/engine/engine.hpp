@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ class Engine {
   Value sample(const Expr* e);
   /// Analyzes and keeps an expression alive for the engine's lifetime.
   const Expr* keep(ExprPtr e);
+  /// Whether the program text names `scope` in a (scope_include 'scope ...) seen so far.
+  bool scope_in_program(const std::string& scope) const { return program_scopes_.contains(scope); }
   /// The value of a predict/assume directive by label or assumed name.
   Value report(const std::string& label);
   const std::vector<DirectiveRecord>& directives() const { return directives_; }
@@ -85,6 +88,7 @@ class Engine {
   Draws draws_;
   std::function<void(const Value&, const Directive&)> output_;
   std::map<std::string, const Expr*> apply_sites_;
+  std::set<std::string> program_scopes_;
 };
 
 }  // namespace vnt

@@ -119,9 +119,11 @@ InferOp compile_checked(Engine& engine, const Syntax& s) {
   while (!todo.empty()) {
     const InferOp* o = todo.back();
     todo.pop_back();
-    if (o->kind == InferOp::Kind::kMh) validate_block(engine.trace(), o->block, o->mh.drift_sigma.has_value());
+    bool known = engine.scope_in_program(o->block.scope);
+    if (o->kind == InferOp::Kind::kMh)
+      validate_block(engine.trace(), o->block, o->mh.drift_sigma.has_value(), known);
     if (o->kind == InferOp::Kind::kSubsampled)
-      validate_block(engine.trace(), o->block, o->sub.drift_sigma.has_value());
+      validate_block(engine.trace(), o->block, o->sub.drift_sigma.has_value(), known);
     for (const InferOp& c : o->children) todo.push_back(&c);
   }
   return op;

@@ -69,7 +69,9 @@ bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& 
 }
 
 bool mh_transition(Trace& trace, const BlockSpec& spec, const MhOptions& opts) {
-  BlockChoice choice = select_block(trace, spec);
+  // Validated before the run; if the block has emptied since (a structural change), make no move.
+  BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
+  if (choice.principals.empty()) return false;
   return mh_on_principals(trace, choice, spec, opts);
 }
 

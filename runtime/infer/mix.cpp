@@ -62,11 +62,14 @@ std::vector<Node*> random_choices_in_block(Trace& trace, const std::string& scop
   return std::move(w.found());
 }
 
-BlockChoice select_block(Trace& trace, const BlockSpec& spec) {
+BlockChoice select_block(Trace& trace, const BlockSpec& spec, bool allow_empty) {
   BlockChoice out;
   if (spec.scope == "default") {
     auto& rc = trace.random_choices();
-    if (rc.empty()) no_choices(spec);
+    if (rc.empty()) {
+      if (allow_empty) return out;
+      no_choices(spec);
+    }
     if (spec.mode == BlockSpec::Mode::kOne) {
       out.principals.push_back(rc.at(trace.rng().below(rc.size())));
       out.log_index_density = -std::log(static_cast<double>(rc.size()));
@@ -79,7 +82,10 @@ BlockChoice select_block(Trace& trace, const BlockSpec& spec) {
     return out;
   }
   const Scope* s = trace.scopes().find(spec.scope);
-  if (s == nullptr || s->blocks().empty()) no_choices(spec);
+  if (s == nullptr || s->blocks().empty()) {
+    if (allow_empty) return out;
+    no_choices(spec);
+  }
   switch (spec.mode) {
     case BlockSpec::Mode::kOne: {
       const Value& b = s->blocks().at(trace.rng().below(s->blocks().size()));
@@ -95,6 +101,7 @@ BlockChoice select_block(Trace& trace, const BlockSpec& spec) {
       break;
     }
     case BlockSpec::Mode::kValue:
+      if (s->nodes(spec.block) == nullptr && allow_empty) return out;
       if (s->nodes(spec.block) == nullptr)
         throw Error(ErrorKind::kInference,
                     fmt::format("{}: scope '{}' has no block {}", spec.kernel, spec.scope, to_string(spec.block)),
@@ -102,11 +109,11 @@ BlockChoice select_block(Trace& trace, const BlockSpec& spec) {
       out.principals = random_choices_in_block(trace, spec.scope, spec.block);
       break;
   }
-  if (out.principals.empty()) no_choices(spec);
+  if (out.principals.empty() && !allow_empty) no_choices(spec);
   return out;
 }
 
-void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued) {
+void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued, bool in_program) {
   std::vector<Node*> choices;
   if (spec.scope == "default") {
     if (spec.mode == BlockSpec::Mode::kValue)
@@ -128,6 +135,7 @@ void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued) {
       }
     }
   }
+  if (choices.empty() && in_program && spec.scope != "default") return;
   if (choices.empty()) no_choices(spec);
   if (!real_valued) return;
   for (Node* n : choices) {

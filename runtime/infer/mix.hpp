@@ -27,12 +27,15 @@ struct BlockChoice {
   double log_index_density = 0;  // log of the probability of having picked this block (-log #blocks for `one`)
 };
 
-/// Picks the principal nodes. Throws kInference if the scope has no random choices or the block is absent.
-BlockChoice select_block(Trace& trace, const BlockSpec& spec);
+/// Picks the principal nodes. Throws kInference if the scope has no random choices or the block is absent,
+/// unless `allow_empty` (a kernel whose block emptied during a run makes no move: the identity kernel).
+BlockChoice select_block(Trace& trace, const BlockSpec& spec, bool allow_empty = false);
 
 /// Checks before a run that the block exists and has random choices, and with `real_valued` that every choice
-/// it can select takes real values (for 'drift). Throws kInference naming the scope and the reason.
-void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued);
+/// it can select takes real values (for 'drift). Throws kInference naming the scope and the reason. A scope
+/// the program names (`in_program`) but that is empty right now (e.g. tagged inside an untaken branch) is
+/// accepted: its kernel makes no move until it has choices.
+void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued, bool in_program = false);
 
 /// log density of the index after a proposal (the number of blocks may have changed).
 double log_index_density(Trace& trace, const BlockSpec& spec);

@@ -242,7 +242,8 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
   ++state.stats.transitions;
   state.cache().bind(opts.epsilon, opts.batch);
   state.order_rng(trace);  // split off before anything else draws, so exact-mh runs can mirror it
-  BlockChoice choice = select_block(trace, spec);
+  BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
+  if (choice.principals.empty()) return false;
   MhOptions exact;
   exact.drift_sigma = opts.drift_sigma;
   auto run_exact = [&] {
