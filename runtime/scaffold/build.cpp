@@ -44,7 +44,7 @@ class Builder {
     while (!queue.empty()) {
       auto [node, parent] = queue.front();
       queue.pop_front();
-      if (s_.is_resampling(node)) continue;
+      if (s_.is_resampling(node) || inert_request(node)) continue;
       if (!can_absorb_change(s_, node, parent)) {
         s_.absorbing.erase(node);
         add_resampling(node);
@@ -77,11 +77,17 @@ class Builder {
           s_.drg[n] = 1;
           continue;
         }
+        // The regen count is the number of consumers that will regen and extract this node: children in the
+        // scaffold (brush children are lookups and requesters, which release it when un-evaluated).
         bool has_scaffold_child = false;
-        for (Node* c : n->children)
-          if (s_.is_resampling(c) || s_.is_absorbing(c)) has_scaffold_child = true;
+        int consumers = 0;
+        for (Node* c : n->children) {
+          bool live = s_.is_resampling(c) || s_.is_absorbing(c);
+          has_scaffold_child |= live;
+          consumers += live || s_.is_brush(c) ? 1 : 0;
+        }
         if (!has_scaffold_child) s_.border.push_back(n);
-        s_.drg[n] = static_cast<int>(n->children.size()) + (has_scaffold_child ? 0 : 1);
+        s_.drg[n] = consumers + (has_scaffold_child ? 0 : 1);
       }
     }
     for (Node* n : order_) {
@@ -98,6 +104,15 @@ class Builder {
   }
 
  private:
+  /// The request of a primitive SP is always empty: a change of its operands cannot affect it, so it stays out
+  /// of the scaffold (it would only be an absorbing node of weight 0).
+  bool inert_request(Node* n) const {
+    if (n->kind != NodeKind::kRequest) return false;
+    OutputNode* out = as_request(n)->output;
+    return !s_.is_resampling(out->op) && is_procedure(out->op->value) &&
+           std::get<ProcPtr>(out->op->value)->kind() == Procedure::Kind::kPrimitive;
+  }
+
   void add_resampling(Node* n) {
     s_.drg.emplace(n, 0);
     order_.push_back(n);
