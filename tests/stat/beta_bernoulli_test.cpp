@@ -46,7 +46,7 @@ TEST_CASE("beta-bernoulli: resimulation MH reaches the beta posterior") {
   check_beta_posterior("[infer (repeat 20000 (do (mh default one 2) (collect p)))]", 21);
 }
 
-TEST_CASE("beta-bernoulli: drift MH reaches the beta posterior (proposals outside (0, 1) are rejected)") {
+TEST_CASE("beta-bernoulli: drift MH reaches the beta posterior and rejects proposals outside the unit interval") {
   // Drift proposals below 0 or above 1 have density zero and must be rejected, not reflected or clipped;
   // either of those would bias the mean toward the boundary.
   check_beta_posterior("[infer (repeat 20000 (do (mh default one 'drift 0.2 2) (collect p)))]", 22);

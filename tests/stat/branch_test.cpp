@@ -87,7 +87,7 @@ void check_moderate_branch(ProgramRun& run) {
   expect_rejected(evaluate_ks(mu0, [&](double x) { return boost::math::cdf(prior, x); }));
 }
 
-TEST_CASE("Fig. 1 with y = 1.2, sd 0.5, gamma(2, 2): resimulation MH matches the exact posterior") {
+TEST_CASE("Fig. 1 variant with y = 1.2 and sd 0.5: resimulation MH matches the exact posterior") {
   // Both branches carry posterior mass (P(b = 1 | y) = 0.58), so resimulating b (and the gamma choice
   // it brings into or out of existence) mixes. Single-site MH over the default scope picks among 1 or 2
   // random choices, so the index correction (Eq. 3 with the block-selection density) is exercised.
@@ -163,7 +163,7 @@ TEST_CASE("Fig. 1 with the gamma choice in a scope: cycle of resimulation and dr
   check_sd(other, 0.5);
 }
 
-TEST_CASE("Fig. 1 as printed (y = 10, sd 0.1): drift on the scoped gamma choice finds the exact posterior") {
+TEST_CASE("Fig. 1 as printed (y = 10 and sd 0.1): drift on the scoped gamma choice finds the exact posterior") {
   // With y = 10 and sd 0.1, b = 1 has likelihood exp(-4050) relative to mu near 10, so P(b = 1 | y) is 0 in
   // double precision, and mu | y has density proportional to exp(-m) normal(10; m, 0.1), which is
   // normal(10 - 0.1^2, 0.1) = normal(9.99, 0.1) (the truncation at 0 is 100 sd away). Resimulating the

@@ -22,7 +22,7 @@ bool all_zero(const std::vector<double>& xs) {
   return !xs.empty() && std::all_of(xs.begin(), xs.end(), [](double x) { return x == 0.0; });
 }
 
-TEST_CASE("mem: the same argument gives the same value, different arguments are independent") {
+TEST_CASE("mem: the same argument gives the same value and different arguments are independent") {
   // (f 1) and (f 2) are random choices of the trace (through a and c); (f 3) exists only while a collect
   // evaluates it, so each row sees a fresh prior draw. Without observations every value has the normal(0, 1)
   // prior as posterior.
