@@ -100,7 +100,7 @@ TEST_CASE("collapsed coin: latent flips coupled through the counts match exact e
   // Resimulating z1 proposes from the predictive given all the other flips, z2 included; the counts must
   // be unincorporated and re-incorporated around every proposal and restored on rejection. A fresh
   // flip's probability is then (alpha + heads + z1 + z2) / (alpha + beta + n + 2), averaged over the
-  // posterior of (z1, z2).
+  // posterior of (z1, z2); with these symmetric data it is exactly 1/2, so that check guards consistency only.
   const std::string program = R"(
 [assume coin (make_beta_bernoulli 1 1)]
 [observe (coin) true] [observe (coin) false]
