@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
@@ -40,8 +41,10 @@ bool decide(double rho, double xi, double correction, Rng& rng) {
 
 bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
   std::unordered_map<Node*, ProposalKernel> kernels;
+  if (opts.drift_sigma) check_drift_targets(choice.principals, spec);
+  if (opts.allow_partition && opts.decision == MhOptions::Decision::kMetropolis)
+    if (auto accepted = partitioned_mh_transition(trace, choice, spec, opts.drift_sigma)) return *accepted;
   if (opts.drift_sigma) {
-    check_drift_targets(choice.principals, spec);
     for (Node* n : choice.principals) kernels[n] = ProposalKernel{ProposalKernel::Kind::kDrift, *opts.drift_sigma, {}};
   }
   Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));

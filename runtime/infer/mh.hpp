@@ -14,6 +14,9 @@ struct MhOptions {
   std::optional<double> drift_sigma;  // absent: propose by resimulation from the prior
   /// Tests force the decision to check exact restoration; inference always uses kMetropolis.
   enum class Decision { kMetropolis, kAccept, kReject } decision = Decision::kMetropolis;
+  /// Use the partitioned scaffold when the block is one node with a border (same decisions, faster);
+  /// tests turn it off to compare against the general path.
+  bool allow_partition = true;
 };
 
 struct MhStats {

@@ -9,6 +9,7 @@
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
 #include "runtime/infer/mh.hpp"
+#include "runtime/infer/section_chain.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
@@ -72,6 +73,8 @@ class Transition {
       : t_(t), spec_(spec), opts_(o), st_(st) {}
 
   bool run(const BlockChoice& choice, Node* v, const BorderInfo& info);
+  /// Exact MH through the partition (eps = 0, sections in order): the decision of Eq. 4 by Eq. 5.
+  bool exact_ = false;
 
  private:
   double visit(Node* root);
@@ -85,9 +88,20 @@ class Transition {
   Value old_value_, new_value_;
   uint32_t old_version_ = 0;
   std::vector<Section> visited_;
+  std::vector<SectionChain> chains_;  // sections evaluated from values alone (nothing to undo)
+  std::vector<Value> chain_values_;   // their new link values, in order
 };
 
 double Transition::visit(Node* root) {
+  SectionChain chain;
+  if (chain.match(t_, border_, root)) {
+    bool stale = root->version != old_version_;
+    double l = chain.delta(new_value_, old_value_, !stale, chain_values_);
+    chains_.push_back(chain);
+    ++st_.stats.sections_visited;
+    st_.stats.stale_repairs += stale ? 1 : 0;
+    return l;
+  }
   Section sec{root, build_local_scaffold(t_, border_, root), std::make_unique<Db>(t_), false};
   check_section(sec.scaffold, border_, root);
   if (root->version != old_version_) {
@@ -152,8 +166,8 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
   // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
   const double mu0 = (std::log(t_.rng().uniform()) - alpha_g) / static_cast<double>(n);
-  std::vector<uint32_t>& order = st_.order_for(border_, n);
-  Rng& order_rng = st_.order_rng(t_);
+  std::vector<uint32_t>* order_ptr = exact_ ? nullptr : &st_.order_for(border_, n);
+  Rng* order_rng = exact_ ? nullptr : &st_.order_rng(t_);
   size_t drawn = 0;
   SequentialTestConfig cfg{std::isnan(mu0) ? std::numeric_limits<double>::infinity() : mu0, n, opts_.batch,
                            opts_.epsilon, opts_.min_batches};
@@ -161,7 +175,9 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   try {
     result = sequential_test(cfg, st_.cache(), [&]() -> double {
       // Incremental Fisher-Yates: a uniform draw without replacement, O(1) per section.
-      size_t j = drawn + order_rng.below(n - drawn);
+      if (order_rng == nullptr) return visit(border_->children[drawn++]);  // exact: every section, in order
+      std::vector<uint32_t>& order = *order_ptr;
+      size_t j = drawn + order_rng->below(n - drawn);
       std::swap(order[drawn], order[j]);
       return visit(border_->children[order[drawn++]]);
     });
@@ -177,6 +193,12 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     // Step 6: keep everything; the n - drawn unvisited sections are now stale.
     border_->version = old_version_ + 1;
     for (Section& s : visited_) s.root->version = border_->version;
+    const Value* values = chain_values_.data();
+    for (const SectionChain& c : chains_) {
+      c.commit(new_value_, values);
+      values += c.links();
+      c.root()->version = border_->version;
+    }
     auto& stale = t_.stale_borders();
     if (drawn < n)
       stale[border_] = n - drawn;
@@ -234,6 +256,26 @@ BorderInfo find_border(Node* v) {
     }
     if (!in_d) return {};  // D ends before any branching: N <= 1
     cur = next;
+  }
+}
+
+std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
+                                             std::optional<double> drift_sigma) {
+  if (choice.principals.size() != 1) return std::nullopt;
+  BorderInfo info = find_border(choice.principals[0]);
+  if (!info.problem.empty() || info.border == nullptr) return std::nullopt;
+  SubsampledOptions opts;
+  opts.epsilon = 0;
+  opts.batch = info.n;
+  opts.drift_sigma = drift_sigma;
+  thread_local SubsampledState state;
+  state.cache().bind(0, info.n);
+  try {
+    Transition t(trace, spec, opts, state);
+    t.exact_ = true;
+    return t.run(choice, choice.principals[0], info);
+  } catch (const NotPartitionable&) {
+    return std::nullopt;
   }
 }
 

@@ -61,6 +61,12 @@ class SubsampledState {
 bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts,
                               SubsampledState& state);
 
+/// Exact MH on a single principal node through its partitioned scaffold (all N local sections, no
+/// subsampling): the same decision as mh, at the cost of the sections' arithmetic. nullopt (trace
+/// untouched) when the scaffold cannot be partitioned.
+std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
+                                             std::optional<double> drift_sigma);
+
 /// The border of principal node v (Def. 6) and its number of children N, found without visiting them.
 struct BorderInfo {
   Node* border = nullptr;  // nullptr: no node with several branches (N <= 1)

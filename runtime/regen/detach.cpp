@@ -20,6 +20,10 @@ ArgBuffer::ArgBuffer(const OutputNode* out) : n_(out->operands.size()) {
   ptrs_ = dst;
 }
 
+ArgBuffer::ArgBuffer(const OutputNode* out, size_t index, const Value* replacement) : ArgBuffer(out) {
+  const_cast<const Value**>(ptrs_)[index] = replacement;
+}
+
 const SpProcedure* primitive_at(const OutputNode* out) {
   const Procedure& p = operator_procedure(out);
   return p.kind() == Procedure::Kind::kPrimitive ? static_cast<const SpProcedure*>(&p) : nullptr;

@@ -19,6 +19,8 @@ class Sp;
 class ArgBuffer {
  public:
   explicit ArgBuffer(const OutputNode* out);
+  /// The operands with operand `index` replaced by `*replacement` (evaluating with a value not in the trace).
+  ArgBuffer(const OutputNode* out, size_t index, const Value* replacement);
   Args args(SpAux* aux) const { return Args(std::span<const Value* const>(ptrs_, n_), aux); }
 
  private:

@@ -60,6 +60,7 @@ TEST_CASE("with eps = 0, subsampled_mh makes exactly the decisions of exact mh")
   exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
   MhOptions mo;
   mo.drift_sigma = 0.3;
+  mo.allow_partition = false;  // compare with the general scaffold path, not with the same code
   BlockSpec spec = w_all();
   int accepted = 0;
   for (int i = 0; i < 150; ++i) {

@@ -1,0 +1,109 @@
+// Value-only evaluation of chain-shaped local sections (see section_chain.hpp).
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/infer/section_chain.hpp"
+
+#include "runtime/regen/walk.hpp"
+#include "runtime/sp/sp.hpp"
+
+namespace vnt {
+namespace {
+
+/// The single application `n` feeds, with the operand position, if `n` has exactly one consumer that is not
+/// the (always empty) request of a primitive SP.
+OutputNode* sole_consumer(Node* n, size_t* index) {
+  OutputNode* found = nullptr;
+  for (Node* c : n->children) {
+    if (c->kind == NodeKind::kRequest) {
+      if (primitive_at(as_request(c)->output) == nullptr) return nullptr;
+      continue;
+    }
+    if (c->kind != NodeKind::kOutput || found != nullptr) return nullptr;
+    found = as_output(c);
+  }
+  if (found == nullptr || found->op == n || !found->esr_parents.empty()) return nullptr;
+  size_t uses = 0;
+  for (size_t i = 0; i < found->operands.size(); ++i)
+    if (found->operands[i] == n) {
+      *index = i;
+      ++uses;
+    }
+  return uses == 1 ? found : nullptr;
+}
+
+bool other_operands_outside(OutputNode* out, size_t index, Node* border) {
+  for (size_t i = 0; i < out->operands.size(); ++i) {
+    Node* o = out->operands[i];
+    if (i == index) continue;
+    if (o == border || (o->kind == NodeKind::kLookup && as_lookup(o)->source == border)) return false;
+  }
+  return true;
+}
+
+/// Applies `out`'s primitive SP with operand `index` replaced by `v`.
+template <class F>
+auto with_operand(OutputNode* out, size_t index, const Value& v, F&& f) {
+  ArgBuffer buf(out, index, &v);
+  const SpProcedure* p = primitive_at(out);
+  return f(p->sp(), buf.args(p->aux()));
+}
+
+}  // namespace
+
+bool SectionChain::match(Trace& trace, Node* border, Node* root) {
+  if (root->kind != NodeKind::kLookup || as_lookup(root)->source != border) return false;
+  root_ = root;
+  n_ = 0;
+  Node* cur = root;
+  while (true) {
+    size_t index = 0;
+    OutputNode* next = sole_consumer(cur, &index);
+    if (next == nullptr || !other_operands_outside(next, index, border)) return false;
+    const SpProcedure* p = primitive_at(next);
+    if (p == nullptr || p->aux() != nullptr || &p->sp() == trace.scope_include_sp()) return false;
+    if (p->sp().is_random()) {
+      leaf_ = next;
+      leaf_arg_ = index;
+      return true;
+    }
+    if (next->constrained || n_ == kMaxLinks) return false;
+    link_[n_] = next;
+    arg_[n_++] = index;
+    cur = next;
+  }
+}
+
+double SectionChain::delta(const Value& b_new, const Value& b_old, bool current_is_old,
+                           std::vector<Value>& out) const {
+  auto leaf_density = [&](const Value& v) {
+    return with_operand(as_output(leaf_), leaf_arg_, v,
+                        [&](const Sp& sp, const Args& a) { return sp.log_density(leaf_->value, a); });
+  };
+  auto run = [&](const Value& b, std::vector<Value>* keep) {
+    Value cur = b;
+    Rng unused(0);  // deterministic SPs draw nothing
+    for (size_t i = 0; i < n_; ++i) {
+      cur = with_operand(as_output(link_[i]), arg_[i], cur,
+                         [&](const Sp& sp, const Args& a) { return sp.simulate(a, unused); });
+      if (keep) keep->push_back(cur);
+    }
+    return leaf_density(cur);
+  };
+  double fresh = 0;
+  const size_t start = out.size();
+  try {
+    fresh = run(b_new, &out);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kDomain) throw;
+    out.resize(start + n_);  // keep later sections' values aligned; a -inf l_i rejects the move anyway
+    return kNegInf;
+  }
+  double old = current_is_old ? leaf_density(n_ == 0 ? root_->value : link_[n_ - 1]->value) : run(b_old, nullptr);
+  return fresh - old;
+}
+
+void SectionChain::commit(const Value& b_new, const Value* values) const {
+  root_->value = b_new;
+  for (size_t i = 0; i < n_; ++i) link_[i]->value = values[i];
+}
+
+}  // namespace vnt

@@ -1,0 +1,46 @@
+// The common shape of a local section, evaluated without touching the trace: a lookup of the border, then
+// deterministic primitive applications, each using the previous value once, ending in one random primitive
+// application that absorbs the change (e.g. w -> (linear_logistic w x_i) -> (bernoulli p) observed at y_i).
+// Its l_i is computed from values alone; an accepted move writes the new values back, a rejected one has
+// nothing to undo. Sections of any other shape take the general scaffold path.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "runtime/value/value.hpp"
+
+namespace vnt {
+
+struct Node;
+class Trace;
+
+class SectionChain {
+ public:
+  static constexpr size_t kMaxLinks = 6;
+
+  /// Recognises the shape below `root`, a child of `border`; false if the section has any other shape.
+  bool match(Trace& trace, Node* border, Node* root);
+
+  /// l = log p(leaf | chain from b_new) - log p(leaf | chain from b_old). With `current_is_old`, the old
+  /// chain is the values in the trace (a fresh section); otherwise it is recomputed from b_old (a stale one).
+  /// The new chain values are appended to `out`. A domain error on the new chain gives -inf.
+  double delta(const Value& b_new, const Value& b_old, bool current_is_old, std::vector<Value>& out) const;
+
+  /// Writes an accepted move: the lookup takes b_new, the links their new values from `values`.
+  void commit(const Value& b_new, const Value* values) const;
+
+  Node* root() const { return root_; }
+  size_t links() const { return n_; }
+
+ private:
+  Node* root_ = nullptr;
+  std::array<Node*, kMaxLinks> link_{};
+  std::array<size_t, kMaxLinks> arg_{};  // which operand of link i is the previous value
+  size_t n_ = 0;
+  Node* leaf_ = nullptr;
+  size_t leaf_arg_ = 0;
+};
+
+}  // namespace vnt
