@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs the current build into a temporary prefix, builds examples/embed against it with find_package(vnt)
+# and runs it. Usage: package_test.sh <pprun path> <source dir>
+# SPDX-License-Identifier: Apache-2.0
+set -euo pipefail
+
+pprun=$1
+src=$2
+build=$(cd "$(dirname "$pprun")" && pwd)
+while [[ ! -f $build/CMakeCache.txt && $build != / ]]; do build=$(dirname "$build"); done
+if [[ ! -f $build/CMakeCache.txt ]]; then
+  echo "package_test: no CMakeCache.txt above $pprun" >&2
+  exit 1
+fi
+cache() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt" | head -n 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Build the application like the library: same compiler, build type and (if any) sanitizers.
+cxx=$(cache CMAKE_CXX_COMPILER)
+build_type=$(cache CMAKE_BUILD_TYPE)
+sanitize=$(cache VNT_SANITIZE)
+flags=()
+if [[ -n $sanitize ]]; then
+  echo "package_test: the build uses -fsanitize=$sanitize; building the application with the same flags"
+  flags=("-DCMAKE_CXX_FLAGS=-fsanitize=$sanitize -fno-omit-frame-pointer -fno-sanitize-recover=all"
+         "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=$sanitize")
+fi
+
+cmake --install "$build" --prefix "$tmp/prefix" > "$tmp/install.log"
+for f in include/vnt/vnt.hpp bin/pprun; do
+  [[ -e $tmp/prefix/$f ]] || { echo "package_test: $f was not installed" >&2; exit 1; }
+done
+# Only the public header is installed.
+headers=$(cd "$tmp/prefix/include" && find . -type f | sort)
+[[ $headers == "./vnt/vnt.hpp" ]] || { echo "package_test: unexpected installed headers: $headers" >&2; exit 1; }
+
+if ! cmake -S "$src/examples/embed" -B "$tmp/embed" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE="${build_type:-Release}" "${flags[@]}" > "$tmp/configure.log" 2>&1; then
+  cat "$tmp/configure.log" >&2
+  exit 1
+fi
+if ! cmake --build "$tmp/embed" > "$tmp/build.log" 2>&1; then
+  cat "$tmp/build.log" >&2
+  exit 1
+fi
+
+out=$("$tmp/embed/embed_logistic")
+echo "$out"
+fail() { echo "package_test: $1" >&2; exit 1; }
+grep -qx 'caught domain error at <api:[0-9]*>:1:1: .*' <<< "$out" || fail "the bad call was not reported as a domain error"
+grep -q '^still assumed after the error: w = ' <<< "$out" || fail "the session did not go on after the error"
+grep -qx 'draws: 500' <<< "$out" || fail "expected 500 draws"
+# The data come from w = (-0.5, 1.5, -1.0): the posterior means must be on the right side of zero.
+mean() { sed -n "s/^posterior mean w\[$1\] = \([-+0-9.]*\).*/\1/p" <<< "$out"; }
+awk -v a="$(mean 0)" -v b="$(mean 1)" -v c="$(mean 2)" \
+  'BEGIN { exit !(a < 0 && a > -1.5 && b > 0.7 && b < 2.5 && c < -0.4 && c > -2.0) }' ||
+  fail "posterior means far from the generating weights"
+echo "package_test: ok"

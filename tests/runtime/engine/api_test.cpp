@@ -1,0 +1,175 @@
+// The public API (vnt/vnt.hpp): directives, bulk observations, errors, parameters and reproducibility.
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vnt/vnt.hpp"
+
+namespace {
+
+vnt::Options seeded(uint64_t seed) {
+  vnt::Options o;
+  o.seed = seed;
+  return o;
+}
+
+double mean(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+/// Runs f, which must throw vnt::RuntimeError, and returns the error.
+template <class F>
+vnt::RuntimeError error_of(F&& f) {
+  try {
+    f();
+  } catch (const vnt::RuntimeError& e) {
+    return e;
+  }
+  FAIL("expected a vnt::RuntimeError");
+  return vnt::RuntimeError("", "", "", "");
+}
+
+TEST_CASE("execute returns the values of predict and sample, in order") {
+  vnt::Runtime rt;
+  std::vector<vnt::Datum> out =
+      rt.execute("[assume a 2] [predict (+ a 1)] [observe (normal a 1) 0.5] [sample (* a 3)]");
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].as_double() == 3.0);
+  CHECK(out[1].as_double() == 6.0);
+  // Each call returns only its own outputs.
+  CHECK(rt.execute("[assume b 1]").empty());
+  out = rt.execute("[predict (vector a b)] [predict (< a b)] [predict 'sym]");
+  REQUIRE(out.size() == 3);
+  REQUIRE(std::holds_alternative<Eigen::VectorXd>(out[0].value));
+  CHECK(std::get<Eigen::VectorXd>(out[0].value) == Eigen::Vector2d(2, 1));
+  CHECK(std::get<bool>(out[1].value) == false);
+  CHECK(out[1].as_double() == 0.0);
+  CHECK_THROWS_AS(out[0].as_double(), std::invalid_argument);
+  CHECK(std::get<std::string>(out[2].value) == "sym");
+}
+
+TEST_CASE("assume, observe, predict, sample, infer, report and forget") {
+  vnt::Runtime rt(seeded(3));
+  double mu0 = rt.assume("mu", "(normal 0 1)").as_double();
+  CHECK(std::isfinite(mu0));
+  CHECK(rt.report("mu").as_double() == mu0);
+  rt.observe("(normal mu 0.5)", 2.0);
+  CHECK(rt.predict("(* mu 2)", "twice").as_double() == 2 * mu0);
+  CHECK(rt.sample("(+ 1 2)").as_double() == 3.0);
+
+  rt.infer("(repeat 50 (do (mh default one 'drift 0.5 2) (collect mu (* mu 2))))");
+  CHECK(rt.draw_columns() == std::vector<std::string>{"mu", "(* mu 2)"});
+  REQUIRE(rt.draw_rows() == 50);
+  std::vector<double> mu = rt.draws("mu"), twice = rt.draws("(* mu 2)");
+  REQUIRE(mu.size() == 50);
+  for (size_t i = 0; i < mu.size(); ++i) CHECK(twice[i] == 2 * mu[i]);
+  CHECK(rt.draws("nosuch").empty());
+  // The labelled predict follows the trace.
+  double mu1 = rt.report("mu").as_double();
+  CHECK(rt.report("twice").as_double() == 2 * mu1);
+  CHECK(mu1 == mu.back());
+
+  rt.forget("twice");
+  CHECK(error_of([&] { rt.report("twice"); }).kind() == "name error");
+  CHECK(error_of([&] { rt.forget("twice"); }).kind() == "name error");
+  CHECK(rt.report("mu").as_double() == mu1);
+}
+
+TEST_CASE("observe_apply loads 1000 rows in a loop and they shape the posterior") {
+  vnt::Runtime rt(seeded(5));
+  rt.assume("slope", "(normal 0 10)");
+  rt.assume("y_x", "(lambda (x) (normal (* slope (lookup x 0)) 1))");
+  // y = 3 x + a deterministic, zero-mean wiggle: the posterior of slope is close to 3 with sd about 0.03.
+  for (int i = 0; i < 1000; ++i) {
+    Eigen::VectorXd x(1);
+    x << 0.5 + (i % 10) / 10.0;
+    double y = 3 * x[0] + 0.5 * std::sin(i * 1.7);
+    rt.observe_apply("y_x", {vnt::Datum(x)}, y);
+  }
+  rt.infer("(mh default one 'drift 0.05 400)");
+  rt.infer("(repeat 200 (do (mh default one 'drift 0.05 1) (collect slope)))");
+  CHECK(mean(rt.draws("slope")) == doctest::Approx(3.0).epsilon(0.03));
+  // Observations by name: a bad row throws and changes nothing.
+  CHECK(error_of([&] { rt.observe_apply("nosuch", {1.0}, 1.0); }).kind() == "name error");
+  CHECK(error_of([&] { rt.observe_apply("y_x", {1.0, 2.0}, 1.0); }).kind() == "arity error");
+  CHECK(error_of([&] { rt.observe_apply("y_x", {1.0}, 1.0); }).kind() == "type error");
+  vnt::Datum two(Eigen::VectorXd(Eigen::VectorXd::Ones(2)));
+  CHECK(error_of([&] { rt.observe_apply("y_x", {two}, two); }).kind() == "zero probability");
+  CHECK(error_of([&] { rt.observe_apply("slope", {}, 1.0); }).kind() != "internal error");
+  // The failed rows left nothing behind: inference goes on over the 1000 good ones.
+  rt.infer("(repeat 100 (do (mh default one 'drift 0.05 1) (collect slope)))");
+  CHECK(rt.draw_rows() == 300);
+  CHECK(rt.report("slope").as_double() == doctest::Approx(3.0).epsilon(0.05));
+}
+
+TEST_CASE("errors throw vnt::RuntimeError with kind, location and message; the runtime goes on") {
+  vnt::Runtime rt;
+  rt.execute("[assume a 1]");
+  vnt::RuntimeError e = error_of([&] { rt.execute("[assume x (normal 0 -1)]", "m.vnt"); });
+  CHECK(e.kind() == "domain error");
+  CHECK(e.location() == "m.vnt:1:11");
+  CHECK(!e.message().empty());
+  CHECK(std::string(e.what()).find("m.vnt:1:11") != std::string::npos);
+  CHECK(std::string(e.what()).find(e.message()) != std::string::npos);
+  // Nothing of the failed directive stays; the runtime is usable.
+  CHECK(error_of([&] { rt.report("x"); }).kind() == "name error");
+  CHECK(rt.execute("[predict (+ a 1)]").at(0).as_double() == 2.0);
+
+  CHECK(error_of([&] { rt.execute("[assume y (normal 0 1]", "s.vnt"); }).kind() == "syntax error");
+  CHECK(error_of([&] { rt.assume("z", "(+ 1 'a)"); }).kind() == "type error");
+  CHECK(error_of([&] { rt.sample("(nosuch 1)"); }).kind() == "name error");
+  CHECK(error_of([&] { rt.observe("(uniform_continuous 0 1)", 5.0); }).kind() == "zero probability");
+  CHECK(error_of([&] { rt.infer("(bogus 1)"); }).kind() == "inference error");
+  CHECK(error_of([&] { rt.execute_file("/nonexistent/model.vnt"); }).kind() == "i/o error");
+  // A program stops at its first failing directive; the earlier ones stay.
+  CHECK(error_of([&] { rt.execute("[assume b 2] [assume c (normal 0 -1)] [assume d 4]"); }).kind() == "domain error");
+  CHECK(rt.report("b").as_double() == 2.0);
+  CHECK(error_of([&] { rt.report("d"); }).kind() == "name error");
+  CHECK(rt.sample("(+ a b)").as_double() == 3.0);
+}
+
+TEST_CASE("Options.params fill {name}; a missing one is a parameter error") {
+  vnt::Options options;
+  options.params = {{"n", "5"}, {"flag", "true"}, {"steps", "7"}};
+  vnt::Runtime rt(options);
+  std::vector<vnt::Datum> out = rt.execute("[predict (+ {n} 1)] [predict {flag}]");
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].as_double() == 6.0);
+  CHECK(std::get<bool>(out[1].value) == true);
+  CHECK(rt.assume("k", "(* {n} 2)").as_double() == 10.0);
+  rt.assume("u", "(normal 0 1)");
+  rt.infer("(repeat {steps} (do (mh default one 1) (collect u)))");
+  CHECK(rt.draw_rows() == 7);
+
+  vnt::RuntimeError e = error_of([&] { rt.execute("[predict (+ {missing} 1)]", "p.vnt"); });
+  CHECK(e.kind() == "parameter error");
+  CHECK(e.location() == "p.vnt:1:13");
+  CHECK(e.message().find("{missing}") != std::string::npos);
+  CHECK(error_of([&] { rt.infer("(repeat {nope} (collect u))"); }).kind() == "parameter error");
+  CHECK(rt.draw_rows() == 7);
+}
+
+TEST_CASE("the same seed gives the same draws") {
+  auto run = [](uint64_t seed) {
+    vnt::Runtime rt(seeded(seed));
+    rt.execute("[assume m (normal 0 1)] [assume s (gamma 2 2)] [observe (normal m s) 0.7]");
+    rt.infer("(repeat 100 (do (mh default one 1) (collect m s)))");
+    return std::vector<std::vector<double>>{rt.draws("m"), rt.draws("s")};
+  };
+  auto a = run(42), b = run(42), c = run(43);
+  CHECK(a == b);
+  CHECK(a != c);
+  vnt::Runtime moved = [] {
+    vnt::Runtime rt(seeded(1));
+    rt.assume("q", "3");
+    return rt;
+  }();
+  CHECK(moved.report("q").as_double() == 3.0);
+}
+
+}  // namespace
