@@ -24,6 +24,24 @@ void Draws::add_row(const std::vector<std::pair<std::string, double>>& cells) {
   ++rows_;
 }
 
+void Draws::truncate(size_t rows) {
+  if (rows >= rows_) return;
+  for (auto& col : data_) col.resize(rows);
+  rows_ = rows;
+  size_t keep = 0;
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    bool any = false;
+    for (double v : data_[c]) any |= !std::isnan(v);
+    if (!any) continue;
+    columns_[keep] = columns_[c];
+    data_[keep++] = std::move(data_[c]);
+  }
+  columns_.resize(keep);
+  data_.resize(keep);
+  index_.clear();
+  for (size_t c = 0; c < columns_.size(); ++c) index_[columns_[c]] = c;
+}
+
 std::vector<double> Draws::present(size_t i) const {
   std::vector<double> out;
   for (double v : data_[i])

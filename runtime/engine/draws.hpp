@@ -14,6 +14,8 @@ class Draws {
  public:
   /// Appends one row; columns not seen before are added (earlier rows get empty cells).
   void add_row(const std::vector<std::pair<std::string, double>>& cells);
+  /// Drops the rows after the first `rows` (columns that then have no value are dropped too).
+  void truncate(size_t rows);
 
   size_t rows() const { return rows_; }
   const std::vector<std::string>& columns() const { return columns_; }

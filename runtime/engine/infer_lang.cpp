@@ -111,6 +111,7 @@ InferOp compile_mh(const Syntax& s) {
 }
 
 InferOp compile(Engine& engine, const Syntax& s);
+std::vector<std::pair<std::string, double>> collect_cells(Engine& engine, const InferOp& op);
 
 /// Compiles and checks what can be checked before anything runs, so a bad program changes nothing.
 InferOp compile_checked(Engine& engine, const Syntax& s) {
@@ -124,6 +125,8 @@ InferOp compile_checked(Engine& engine, const Syntax& s) {
       validate_block(engine.trace(), o->block, o->mh.drift_sigma.has_value(), known);
     if (o->kind == InferOp::Kind::kSubsampled)
       validate_block(engine.trace(), o->block, o->sub.drift_sigma.has_value(), known);
+    // Evaluate what collect will record once, so an expression that cannot be collected fails before any move.
+    if (o->kind == InferOp::Kind::kCollect) collect_cells(engine, *o);
     for (const InferOp& c : o->children) todo.push_back(&c);
   }
   return op;
@@ -258,7 +261,7 @@ InferOp compile(Engine& engine, const Syntax& s) {
               s.items[0].span);
 }
 
-void collect(Engine& engine, const InferOp& op) {
+std::vector<std::pair<std::string, double>> collect_cells(Engine& engine, const InferOp& op) {
   std::vector<std::pair<std::string, double>> cells;
   for (const auto& [name, e] : op.columns) {
     Value v = engine.sample(e);
@@ -276,8 +279,10 @@ void collect(Engine& engine, const InferOp& op) {
                   e->span);
     }
   }
-  engine.draws().add_row(cells);
+  return cells;
 }
+
+void collect(Engine& engine, const InferOp& op) { engine.draws().add_row(collect_cells(engine, op)); }
 
 void run(Engine& engine, const InferOp& op) {
   switch (op.kind) {
@@ -316,7 +321,14 @@ void run(Engine& engine, const InferOp& op) {
 
 void run_infer_program(Engine& engine, const parser::Syntax& program) {
   InferOp op = compile_checked(engine, program);
-  run(engine, op);
+  size_t rows = engine.draws().rows();
+  try {
+    run(engine, op);
+  } catch (...) {
+    // Moves already made are valid MCMC steps and stay; the draws of a failed run are dropped.
+    engine.draws().truncate(rows);
+    throw;
+  }
 }
 
 }  // namespace vnt
