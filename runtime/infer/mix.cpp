@@ -135,7 +135,10 @@ void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued, bool 
       }
     }
   }
-  if (choices.empty() && in_program && spec.scope != "default") return;
+  // A scope the program tags only inside a branch not taken now is simply empty for the moment; a scope that
+  // exists but holds no random choice (e.g. a tagged constant) is a mistake.
+  if (choices.empty() && in_program && spec.scope != "default" && trace.scopes().find(spec.scope) == nullptr)
+    return;
   if (choices.empty()) no_choices(spec);
   if (!real_valued) return;
   for (Node* n : choices) {
