@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -16,11 +17,22 @@ struct Options {
   ParamMap params;
   std::string draws_path;
   int max_depth = 20000;
+  int max_depth_limit = 20000;  // the most evaluation depth the stack pprun runs on holds
   bool quiet = false;
 };
 
+/// Runs fn(stack_bytes) on a thread with the largest stack it can create (1 GiB, else 256 MiB, else 64 MiB), or
+/// else on the calling thread; stack_bytes is the stack fn has. Returns fn's result.
+int run_on_eval_stack(const std::function<int(size_t)>& fn);
+
+/// The most evaluation depth (Trace::max_eval_depth) that a stack of this many bytes holds without overflowing.
+int max_depth_for_stack(size_t stack_bytes);
+
+/// Prints the value of a predict or sample directive on stdout: `value`, or `label: value` when labelled.
+void print_output(const Value& v, const Directive& d);
+
 /// Runs fn, printing a vnt::Error as a diagnostic; returns fn's result, 2 for user errors, 1 for internal ones.
-int guarded(const std::function<int()>& fn);
+int guarded(const Options& o, const std::function<int()>& fn);
 
 /// The interactive loop: each input is one or more directives; errors are reported and the session goes on.
 int run_repl(const Options& o);

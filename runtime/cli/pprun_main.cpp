@@ -3,26 +3,25 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <pthread.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "runtime/cli/cli.hpp"
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/mcmc_stats.hpp"
+#include "runtime/core/text_file.hpp"
 #include "runtime/engine/engine.hpp"
+#include "runtime/trace/trace.hpp"
 
 namespace vnt::cli {
 namespace {
 
+constexpr int kDefaultMaxDepth = 20000;
+
 std::shared_ptr<const SourceFile> read_source(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) raise(ErrorKind::kIo, "cannot read '{}': {}", path, std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return std::make_shared<const SourceFile>(SourceFile{path, ss.str()});
+  return std::make_shared<const SourceFile>(SourceFile{path, read_text_file(path)});
 }
 
 void print_summary(const Draws& draws, std::ostream& out) {
@@ -39,12 +38,7 @@ int run_file(const Options& o) {
   Engine engine(o.seed);
   engine.set_params(o.params);
   engine.trace().set_max_eval_depth(o.max_depth);
-  engine.set_output([](const Value& v, const Directive& d) {
-    if (!d.label.empty())
-      fmt::print("{}: {}\n", d.label, to_string(v));
-    else
-      fmt::print("{}\n", to_string(v));
-  });
+  engine.set_output(print_output);
   engine.run_source(read_source(o.file));
   std::fflush(stdout);
   if (!o.draws_path.empty()) {
@@ -56,61 +50,34 @@ int run_file(const Options& o) {
   return 0;
 }
 
-struct ThreadCall {
-  std::function<int()> fn;
-  int result = 1;
-};
-
-void* thread_main(void* p) {
-  auto* call = static_cast<ThreadCall*>(p);
-  call->result = call->fn();
-  return nullptr;
+/// A --max-depth from 1 to the most the evaluation stack holds (a larger one would overflow it).
+CLI::Validator depth_range(int limit) {
+  return CLI::Validator(
+      [limit](std::string& s) -> std::string {
+        int d = 0;
+        if (!CLI::detail::lexical_cast(s, d) || d < 1 || d > limit)
+          return fmt::format("must be an integer from 1 to {} (the most this evaluation stack holds), got {}", limit,
+                             s);
+        return {};
+      },
+      "");
 }
 
-/// Runs `fn` on a thread with a large stack, so deeply recursive models are limited by max_depth, not by 8 MB.
-int run_with_big_stack(std::function<int()> fn) {
-  ThreadCall call{std::move(fn)};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, size_t{1} << 30);
-  pthread_t th;
-  if (pthread_create(&th, &attr, thread_main, &call) != 0) {
-    pthread_attr_destroy(&attr);
-    return call.fn();
-  }
-  pthread_join(th, nullptr);
-  pthread_attr_destroy(&attr);
-  return call.result;
-}
-
-}  // namespace
-
-int guarded(const std::function<int()>& fn) {
-  try {
-    return fn();
-  } catch (const Error& e) {
-    std::fflush(stdout);
-    std::cerr << render_error(e);
-    return e.kind() == ErrorKind::kInternal ? 1 : 2;
-  } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::cerr << "internal error: " << e.what() << '\n';
-    return 1;
-  }
-}
-
-}  // namespace vnt::cli
-
-int main(int argc, char** argv) {
-  using namespace vnt::cli;
+int pprun_main(int argc, char** argv, size_t stack_bytes) {
   CLI::App app{"pprun: run a vnt probabilistic program (no file: start a REPL)", "pprun"};
   Options o;
+  o.max_depth_limit = max_depth_for_stack(stack_bytes);
+  o.max_depth = std::min(kDefaultMaxDepth, o.max_depth_limit);
   std::vector<std::string> params;
   app.add_option("file", o.file, "the .vnt program to run");
   app.add_option("--seed", o.seed, "seed of the trace's random stream")->default_val(0);
   app.add_option("--param", params, "external parameter {name} of the program, as name=value (repeatable)");
   app.add_option("--draws", o.draws_path, "write the collected draws to this CSV file");
-  app.add_option("--max-depth", o.max_depth, "maximum nesting of evaluation")->default_val(20000);
+  app.add_option("--max-depth", o.max_depth,
+                 fmt::format("maximum nesting of evaluation, at most {} here (deeper is a runaway recursion error)",
+                             o.max_depth_limit))
+      ->default_val(o.max_depth)
+      ->check(depth_range(o.max_depth_limit));
   app.add_flag("--quiet", o.quiet, "do not print the summary table");
   app.set_version_flag("--version", std::string("pprun ") + VNT_VERSION);
   try {
@@ -131,5 +98,38 @@ int main(int argc, char** argv) {
     }
     o.params[p.substr(0, eq)] = p.substr(eq + 1);
   }
-  return run_with_big_stack([&] { return o.file.empty() ? run_repl(o) : guarded([&] { return run_file(o); }); });
+  return o.file.empty() ? run_repl(o) : guarded(o, [&] { return run_file(o); });
+}
+
+}  // namespace
+
+void print_output(const Value& v, const Directive& d) {
+  if (!d.label.empty())
+    fmt::print("{}: {}\n", d.label, to_string(v));
+  else
+    fmt::print("{}\n", to_string(v));
+}
+
+int guarded(const Options& o, const std::function<int()>& fn) {
+  try {
+    return fn();
+  } catch (const Error& e) {
+    std::fflush(stdout);
+    std::cerr << render_error(e);
+    if (is_depth_error(e))
+      std::cerr << fmt::format("  note: if the recursion is meant to be this deep, raise the limit with --max-depth "
+                               "(at most {} here)\n",
+                               o.max_depth_limit);
+    return e.kind() == ErrorKind::kInternal ? 1 : 2;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::cerr << "internal error: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace vnt::cli
+
+int main(int argc, char** argv) {
+  return vnt::cli::run_on_eval_stack([&](size_t stack_bytes) { return vnt::cli::pprun_main(argc, argv, stack_bytes); });
 }

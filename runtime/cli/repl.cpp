@@ -5,6 +5,7 @@
 
 #include <iostream>
 #include <string>
+#include <utility>
 
 #ifdef VNT_HAVE_LIBEDIT
 #include <editline/readline.h>
@@ -17,9 +18,11 @@
 namespace vnt::cli {
 namespace {
 
-/// Net count of open brackets, ignoring strings and comments (decides whether to read another line).
-int open_brackets(const std::string& text) {
-  int depth = 0;
+/// Whether the input is a bracket still open, so another line is read (strings and comments are skipped).
+/// A closing bracket that does not match the innermost open one ends the input: the parser then reports it,
+/// rather than the REPL waiting for a closer that can never balance the input.
+bool needs_more_input(const std::string& text) {
+  std::string open;  // the closers expected, innermost last
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -30,10 +33,15 @@ int open_brackets(const std::string& text) {
     }
     if (c == '"') in_string = true;
     else if (c == ';') while (i < text.size() && text[i] != '\n') ++i;
-    else if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (c == '(') open += ')';
+    else if (c == '[') open += ']';
+    else if (c == '{') open += '}';
+    else if (c == ')' || c == ']' || c == '}') {
+      if (open.empty() || open.back() != c) return false;
+      open.pop_back();
+    }
   }
-  return depth;
+  return !open.empty();
 }
 
 bool read_line(const char* prompt, bool interactive, std::string& line) {
@@ -60,26 +68,29 @@ int run_repl(const Options& o) {
   Engine engine(o.seed);
   engine.set_params(o.params);
   engine.trace().set_max_eval_depth(o.max_depth);
-  engine.set_output([](const Value& v, const Directive&) { fmt::print("{}\n", to_string(v)); });
+  engine.set_output(print_output);
   if (interactive) fmt::print("vnt REPL: enter directives such as [assume x (normal 0 1)]; Ctrl-D quits.\n");
   int input_no = 0;
   int status = 0;
-  std::string buffer, line;
-  while (read_line(buffer.empty() ? "vnt> " : "...> ", interactive, line)) {
-    buffer += line;
-    buffer += '\n';
-    if (open_brackets(buffer) > 0) continue;
-    std::string text;
-    std::swap(text, buffer);
-    if (text.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+  auto run = [&](std::string text) {
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) return;
     auto file = std::make_shared<const SourceFile>(SourceFile{fmt::format("<repl:{}>", ++input_no), text});
-    int rc = guarded([&] {
+    int rc = guarded(o, [&] {
       engine.run_source(file);
       std::fflush(stdout);
       return 0;
     });
     if (rc != 0) status = rc;
+  };
+  std::string buffer, line;
+  while (read_line(buffer.empty() ? "vnt> " : "...> ", interactive, line)) {
+    buffer += line;
+    buffer += '\n';
+    if (needs_more_input(buffer)) continue;
+    run(std::exchange(buffer, {}));
   }
+  // Input still open at end of file is run too, so that the parser reports what is missing.
+  run(std::exchange(buffer, {}));
   if (interactive) fmt::print("\n");
   // A scripted session reports whether any input failed; an interactive one ends normally.
   return interactive ? 0 : status;

@@ -49,7 +49,14 @@ std::string render_error(const Error& e) {
       out += fmt::format("{} | {}{}\n", std::string(num.size(), ' '), std::string(s.col - 1, ' '), marker);
     }
   }
-  for (const std::string& f : e.frames()) out += fmt::format("  {}\n", f);
+  const std::vector<ErrorFrame>& frames = e.frames();
+  for (size_t i = 0; i < frames.size(); ++i) {
+    if (i + 1 == frames.size() && e.omitted_frames() > 0)
+      out += fmt::format("  ... {} more call{}\n", e.omitted_frames(), e.omitted_frames() == 1 ? "" : "s");
+    out += fmt::format("  {}", frames[i].text);
+    if (frames[i].repeats > 1) out += fmt::format(" (repeated {} times)", frames[i].repeats);
+    out += '\n';
+  }
   return out;
 }
 

@@ -28,6 +28,12 @@ enum class ErrorKind {
 /// Short lowercase name of an error kind ("syntax error", "type error", ...).
 std::string_view error_kind_name(ErrorKind kind);
 
+/// One "in call to ..." line of an error's call stack; `repeats` counts identical consecutive calls.
+struct ErrorFrame {
+  std::string text;
+  size_t repeats = 1;
+};
+
 class Error : public std::runtime_error {
  public:
   Error(ErrorKind kind, std::string message, SourceSpan span = {})
@@ -37,16 +43,17 @@ class Error : public std::runtime_error {
   const std::string& message() const { return message_; }
   const SourceSpan& span() const { return span_; }
   bool has_span() const { return span_.known(); }
-  const std::vector<std::string>& frames() const { return frames_; }
+  /// The call stack, innermost call first. Identical consecutive calls share one frame; past kMaxFrames the
+  /// outermost call stays last and the calls before it are dropped and counted in omitted_frames().
+  const std::vector<ErrorFrame>& frames() const { return frames_; }
+  size_t omitted_frames() const { return omitted_frames_; }
 
   /// Attaches a span if the error has none yet (SPs throw without a position; the caller knows it).
   void attach_span(const SourceSpan& span) {
     if (!span_.known()) span_ = span;
   }
-  /// Adds a "in call to ..." frame; at most kMaxFrames are kept.
-  void add_frame(std::string frame) {
-    if (frames_.size() < kMaxFrames) frames_.push_back(std::move(frame));
-  }
+  /// Adds an "in call to ..." frame, outside the frames added so far (see frames()).
+  void add_frame(std::string frame);
 
   static constexpr size_t kMaxFrames = 8;
 
@@ -54,7 +61,8 @@ class Error : public std::runtime_error {
   ErrorKind kind_;
   std::string message_;
   SourceSpan span_;
-  std::vector<std::string> frames_;
+  std::vector<ErrorFrame> frames_;
+  size_t omitted_frames_ = 0;
 };
 
 /// Throws an Error of the given kind with a fmt-formatted message (kept out of line: cold path).

@@ -2,11 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/core/text_file.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/syntax/expr.hpp"
 #include "vnt/vnt.hpp"
@@ -98,11 +96,8 @@ std::vector<Datum> Runtime::execute(std::string_view program, std::string_view s
 }
 
 std::vector<Datum> Runtime::execute_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) translate(Error(ErrorKind::kIo, fmt::format("cannot read '{}': {}", path, std::strerror(errno))));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return execute(ss.str(), path);
+  std::string text = guarded([&] { return read_text_file(path); });
+  return execute(text, path);
 }
 
 Datum Runtime::assume(std::string_view name, std::string_view expression) {

@@ -87,6 +87,27 @@ void Engine::add_record(DirectiveRecord r) {
   directives_.push_back(std::move(r));
 }
 
+std::vector<DirectiveRecord>::iterator Engine::find_directive(const std::string& label) {
+  auto it = std::find_if(directives_.begin(), directives_.end(), [&](const auto& r) { return r.label == label; });
+  if (it != directives_.end()) return it;
+  return std::find_if(directives_.begin(), directives_.end(), [&](const DirectiveRecord& r) {
+    return r.kind == Directive::Kind::kAssume && r.name == label;
+  });
+}
+
+void Engine::require_free_label(const std::string& label, const SourceSpan& span) const {
+  // Two live directives with one label would make forget and report ambiguous.
+  if (label.empty()) return;
+  for (const auto& r : directives_)
+    if (r.label == label) throw Error(ErrorKind::kName, fmt::format("label '{}' is already used", label), span);
+}
+
+void Engine::check_directive(const Directive& d) const {
+  require_free_label(d.label, d.label_span);
+  if (d.kind == Directive::Kind::kAssume && trace_->global(d.name) != nullptr)
+    throw Error(ErrorKind::kName, fmt::format("'{}' is already assumed (forget it first)", d.name), d.name_span);
+}
+
 Value Engine::sample(const Expr* e) {
   Node* root = eval_new_family(e);
   Value v = root->value;
@@ -97,9 +118,7 @@ Value Engine::sample(const Expr* e) {
 Value Engine::assume(const std::string& name, const Expr* e, const std::string& label) {
   if (trace_->global(name) != nullptr)
     throw Error(ErrorKind::kName, fmt::format("'{}' is already assumed (forget it first)", name), e->span);
-  for (const auto& r : directives_)
-    if (!label.empty() && r.label == label)
-      throw Error(ErrorKind::kName, fmt::format("label '{}' is already used", label), e->span);
+  require_free_label(label, e->span);
   Node* root = eval_new_family(e);
   trace_->bind_global(name, root);
   add_record(DirectiveRecord{0, Directive::Kind::kAssume, label, name, root, e, {}});
@@ -107,6 +126,7 @@ Value Engine::assume(const std::string& name, const Expr* e, const std::string& 
 }
 
 Value Engine::predict(const Expr* e, const std::string& label) {
+  require_free_label(label, e->span);
   Node* root = eval_new_family(e);
   add_record(DirectiveRecord{0, Directive::Kind::kPredict, label, {}, root, e, {}});
   return root->value;
@@ -148,6 +168,7 @@ void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
 }
 
 void Engine::observe(const Expr* e, const Value& v, const std::string& label) {
+  require_free_label(label, e->span);
   observe_root(eval_new_family(e), e, v, label);
 }
 
@@ -213,9 +234,7 @@ void Engine::observe_root(Node* root, const Expr* e, const Value& v, const std::
 }
 
 void Engine::forget(const std::string& label) {
-  auto it = std::find_if(directives_.begin(), directives_.end(), [&](const DirectiveRecord& r) {
-    return r.label == label || (r.label.empty() && r.kind == Directive::Kind::kAssume && r.name == label);
-  });
+  auto it = find_directive(label);
   if (it == directives_.end()) raise(ErrorKind::kName, "forget: no directive labelled '{}'", label);
   DirectiveRecord r = *it;
   if (!r.rows.empty()) {
@@ -241,18 +260,17 @@ void Engine::forget(const std::string& label) {
 }
 
 Value Engine::report(const std::string& label) {
-  for (const auto& r : directives_)
-    if (r.label == label || (r.kind == Directive::Kind::kAssume && r.name == label)) {
-      if (r.root == nullptr) raise(ErrorKind::kName, "'{}' labels a bulk observation, which has no value", label);
-      ensure_fresh(*trace_, r.root);
-      return r.root->value;
-    }
-  raise(ErrorKind::kName, "no directive labelled '{}'", label);
+  auto it = find_directive(label);
+  if (it == directives_.end()) raise(ErrorKind::kName, "no directive labelled '{}'", label);
+  if (it->root == nullptr) raise(ErrorKind::kName, "'{}' labels a bulk observation, which has no value", label);
+  ensure_fresh(*trace_, it->root);
+  return it->root->value;
 }
 
 void Engine::infer(const parser::Syntax& program) { run_infer_program(*this, program); }
 
 std::optional<Value> Engine::execute(Directive d) {
+  check_directive(d);
   switch (d.kind) {
     case Directive::Kind::kAssume: {
       const Expr* e = keep(std::move(d.expr));
@@ -281,7 +299,7 @@ std::optional<Value> Engine::execute(Directive d) {
       try {
         forget(d.name);
       } catch (Error& e) {
-        e.attach_span(d.span);
+        e.attach_span(d.name_span);
         throw;
       }
       return std::nullopt;

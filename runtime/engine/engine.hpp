@@ -54,7 +54,7 @@ class Engine {
   const Expr* keep(ExprPtr e);
   /// Whether the program text names `scope` in a (scope_include 'scope ...) seen so far.
   bool scope_in_program(const std::string& scope) const { return program_scopes_.contains(scope); }
-  /// The value of a predict/assume directive by label or assumed name.
+  /// The value of a predict/assume directive by label or assumed name (a label wins over a name).
   Value report(const std::string& label);
   const std::vector<DirectiveRecord>& directives() const { return directives_; }
 
@@ -64,6 +64,7 @@ class Engine {
   void observe(const Expr* e, const Value& v, const std::string& label = {});
   /// Observes (procedure args...) = v with constant arguments, without parsing (bulk data loading).
   void observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v);
+  /// Removes the directive with this label, or else the assume of this name; throws kName if there is none.
   void forget(const std::string& label);
   /// Observes every row of a CSV file as one directive (see Directive::kObserveCsv); all or nothing.
   void observe_csv(const Directive& d);
@@ -71,6 +72,9 @@ class Engine {
 
  private:
   void add_record(DirectiveRecord r);
+  std::vector<DirectiveRecord>::iterator find_directive(const std::string& label);
+  void require_free_label(const std::string& label, const SourceSpan& span) const;
+  void check_directive(const Directive& d) const;
   Node* eval_new_family(const Expr* e);
   void uneval_and_destroy(Node* root);
   void unobserve(Node* root);

@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/regen/regen.hpp"
 
+#include <new>
+
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
@@ -23,15 +25,15 @@ Value drift(const Value& old, double sigma, Rng& rng) {
   return make_vector(std::move(out));
 }
 
-/// Bounds the nesting of evaluation so runaway recursion is an error, not a stack overflow.
+/// Bounds the nesting of applications so runaway recursion is an error, not a stack overflow. Only applications
+/// (and `if`) count: every recursion goes through one, and the error then points at the call being evaluated.
 class DepthGuard {
  public:
   DepthGuard(Trace& t, const Expr* e) : t_(t) {
     if (++t_.eval_depth() > t_.max_eval_depth()) {
       --t_.eval_depth();
       throw Error(ErrorKind::kInference,
-                  fmt::format("maximum evaluation depth ({}) exceeded: runaway recursion?", t_.max_eval_depth()),
-                  e->span);
+                  fmt::format("{} ({}) exceeded: runaway recursion?", kDepthExceeded, t_.max_eval_depth()), e->span);
     }
   }
   ~DepthGuard() { --t_.eval_depth(); }
@@ -41,6 +43,26 @@ class DepthGuard {
  private:
   Trace& t_;
 };
+
+/// The name a call site shows for its procedure: the operator's name if it is a symbol, else `lambda`.
+std::string operator_name(const Expr* site) {
+  if (site == nullptr || site->items.empty() || site->items[0]->kind != Expr::Kind::kVar) return "lambda";
+  return site->items[0]->name;
+}
+
+/// Runs one step of an SP (simulate, log_density) at an application: SP errors get the application's span, and
+/// an allocation that fails (a huge size the SP did not reject) is the program's error there too (§7.5).
+template <class F>
+auto at_application(const Sp& sp, const SourceSpan& span, F&& step) -> decltype(step()) {
+  try {
+    return step();
+  } catch (Error& e) {
+    e.attach_span(span);
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorKind::kDomain, fmt::format("{}: out of memory", sp.name()), span);
+  }
+}
 
 }  // namespace
 
@@ -151,8 +173,9 @@ double Regen::apply_psp(Node* n) {
         const Expr* lambda = c.lambda();
         if (lambda->params.size() != out->operands.size())
           throw Error(ErrorKind::kArity,
-                      fmt::format("procedure expects {} argument{}, got {}", lambda->params.size(),
-                                  lambda->params.size() == 1 ? "" : "s", out->operands.size()),
+                      fmt::format("{}: expected {} argument{}, got {}", operator_name(out->expr),
+                                  lambda->params.size(), lambda->params.size() == 1 ? "" : "s",
+                                  out->operands.size()),
                       span_of(out));
         std::vector<std::pair<std::string, Node*>> bindings;
         for (size_t i = 0; i < out->operands.size(); ++i) bindings.emplace_back(lambda->params[i], out->operands[i]);
@@ -195,24 +218,19 @@ double Regen::apply_psp(Node* n) {
   Args args = buf.args(p->aux());
   double w = 0;
   Value v;
-  try {
-    if (restore_) {
-      v = db_.take_value(out);
-    } else if (const ProposalKernel* k = s_.kernel(out)) {
-      if (k->kind == ProposalKernel::Kind::kForce) {
-        v = k->forced;
-      } else {
-        const Value* old = db_.value(out);
-        VNT_ASSERT(old != nullptr, "drift proposal without the old value");
-        v = drift(*old, k->sigma, t_.rng());
-      }
-      w += sp.log_density(v, args);
+  if (restore_) {
+    v = db_.take_value(out);
+  } else if (const ProposalKernel* k = s_.kernel(out)) {
+    if (k->kind == ProposalKernel::Kind::kForce) {
+      v = k->forced;
     } else {
-      v = sp.simulate(args, t_.rng());
+      const Value* old = db_.value(out);
+      VNT_ASSERT(old != nullptr, "drift proposal without the old value");
+      v = drift(*old, k->sigma, t_.rng());
     }
-  } catch (Error& e) {
-    e.attach_span(span_of(out));
-    throw;
+    w += at_application(sp, span_of(out), [&] { return sp.log_density(v, args); });
+  } else {
+    v = at_application(sp, span_of(out), [&] { return sp.simulate(args, t_.rng()); });
   }
   out->value = std::move(v);
   sp.incorporate(out->value, args);
@@ -233,9 +251,7 @@ Node* Regen::eval_esr(RequestNode* r, size_t i, double* w) {
         root = eval_family(esr.expr, esr.env, w);
       } catch (Error& e) {
         if (operator_procedure(out).kind() == Procedure::Kind::kCompound && out->expr)
-          e.add_frame(fmt::format("in call to '{}' at {}", out->expr->items.empty() ? std::string("?")
-                                                                                     : out->expr->items[0]->text(),
-                                  span_location(out->expr->span)));
+          e.add_frame(fmt::format("in call to '{}' at {}", operator_name(out->expr), span_location(out->expr->span)));
         throw;
       }
     }
@@ -316,7 +332,6 @@ void Regen::discard_new_application(OutputNode* out) {
 }
 
 Node* Regen::eval_family(const Expr* e, const EnvPtr& env, double* w) {
-  DepthGuard guard(t_, e);
   switch (e->kind) {
     case Expr::Kind::kConst: return t_.new_constant(e, e->value);
     case Expr::Kind::kLambda:
@@ -335,11 +350,13 @@ Node* Regen::eval_family(const Expr* e, const EnvPtr& env, double* w) {
       return l;
     }
     case Expr::Kind::kIf: {
+      DepthGuard guard(t_, e);
       Node* cond = eval_family(e->items[0].get(), env, w);
       Node* op = t_.new_constant(e, t_.branch_procedure());
       return finish_application(t_.new_application(e, op, {cond}, env), w);
     }
     case Expr::Kind::kApp: {
+      DepthGuard guard(t_, e);
       std::vector<Node*> parts;
       try {
         for (const auto& item : e->items) parts.push_back(eval_family(item.get(), env, w));

@@ -186,6 +186,7 @@ void expect_args(const parser::DirectiveSyntax& d, size_t n, std::string_view sh
 Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& params) {
   Directive out;
   out.label = d.label;
+  out.label_span = d.label_span;
   out.span = d.span;
   const std::string& k = d.keyword;
   if (k == "assume") {
@@ -194,6 +195,7 @@ Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& pa
       raise_at(d.args[0].span, ErrorKind::kSyntax, "assume: the name must be a symbol");
     out.kind = Directive::Kind::kAssume;
     out.name = d.args[0].text;
+    out.name_span = d.args[0].span;
     out.expr = analyze(d.args[1], params);
   } else if (k == "observe") {
     expect_args(d, 2, "observe expression value");
@@ -214,6 +216,7 @@ Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& pa
       raise_at(d.args[0].span, ErrorKind::kSyntax, "forget: expected a directive label");
     out.kind = Directive::Kind::kForget;
     out.name = d.args[0].text;
+    out.name_span = d.args[0].span;
   } else if (k == "observe_csv") {
     constexpr std::string_view kShape = "[observe_csv procedure \"file.csv\" value-column ['with_index]]";
     if (d.args.size() < 3 || d.args.size() > 4)
@@ -224,6 +227,7 @@ Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& pa
       raise_at(d.args[1].span, ErrorKind::kSyntax, "observe_csv: the file must be a string, in {}", kShape);
     out.kind = Directive::Kind::kObserveCsv;
     out.name = d.args[0].text;
+    out.name_span = d.args[0].span;
     out.path = d.args[1].text;
     const Syntax& col = d.args[2];
     if (col.kind == Syntax::Kind::kSymbol || col.kind == Syntax::Kind::kString) {

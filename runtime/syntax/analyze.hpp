@@ -27,7 +27,9 @@ struct Directive {
   enum class Kind { kAssume, kObserve, kPredict, kInfer, kSample, kForget, kObserveCsv };
   Kind kind;
   std::string label;  // optional
+  SourceSpan label_span;
   std::string name;   // assume: the bound name; forget: the label or name to forget
+  SourceSpan name_span;
   ExprPtr expr;       // assume/observe/predict/sample
   ExprPtr value;      // observe: the observed value expression
   parser::Syntax infer;  // infer: the inference program (params substituted)

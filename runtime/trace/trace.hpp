@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/core/error.hpp"
 #include "runtime/core/rng.hpp"
 #include "runtime/sp/registry.hpp"
 #include "runtime/trace/node.hpp"
@@ -86,6 +87,14 @@ class Trace {
   int eval_depth_ = 0;
   int max_eval_depth_ = 2000;
 };
+
+/// How the error for evaluation nested deeper than Trace::max_eval_depth() begins (regen raises it, kInference).
+inline constexpr std::string_view kDepthExceeded = "maximum evaluation depth";
+
+/// Whether `e` reports evaluation nested deeper than Trace::max_eval_depth() (runaway recursion).
+inline bool is_depth_error(const Error& e) {
+  return e.kind() == ErrorKind::kInference && e.message().starts_with(kDepthExceeded);
+}
 
 /// The procedure an application's operator node holds; throws kType if it is not a procedure.
 Procedure& operator_procedure(const OutputNode* out);

@@ -39,6 +39,21 @@ std::string number_to_string(double x) {
   return fmt::format("{}", x);
 }
 
+// Written the way the reader reads it back (the escapes it resolves), so one printed value is one line.
+std::string quote_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default: out += c;
+    }
+  }
+  return out + '"';
+}
+
 }  // namespace
 
 std::string to_string(const Value& v) {
@@ -47,7 +62,7 @@ std::string to_string(const Value& v) {
     std::string operator()(bool b) const { return b ? "true" : "false"; }
     std::string operator()(double x) const { return number_to_string(x); }
     std::string operator()(const Symbol& s) const { return std::string(s.str()); }
-    std::string operator()(const StringPtr& s) const { return fmt::format("\"{}\"", *s); }
+    std::string operator()(const StringPtr& s) const { return quote_string(*s); }
     std::string operator()(const ListPtr& l) const {
       std::string out = "(";
       for (size_t i = 0; i < l->items.size(); ++i) {

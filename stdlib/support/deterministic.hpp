@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,6 +17,10 @@ namespace vnt::stdlib {
 
 /// Upper arity bound for n-ary builtins.
 inline constexpr size_t kVariadic = static_cast<size_t>(-1);
+
+/// The most elements a builtin creates from a size argument (800 MB of doubles). A larger size is the program's
+/// error: the allocation could fail, or succeed lazily and get the process killed when the memory is touched.
+inline constexpr int64_t kMaxElements = 100'000'000;
 
 /// One application of a builtin: its name and operands. Indices are 0-based here and 1-based in messages.
 class Call {
@@ -33,6 +38,12 @@ class Call {
   const List& list(size_t i) const { return as_list(args_[i], ref(i)); }
   /// A non-negative integer (count or index); kDomain otherwise.
   int64_t index(size_t i) const { return as_index(args_[i], ref(i)); }
+  /// A size: a non-negative integer at most `max`; kDomain "f: argument 1 is 1e+12, but must be at most 100000000".
+  int64_t size_at_most(size_t i, int64_t max) const {
+    int64_t n = index(i);
+    if (n > max) fail_domain(i, fmt::format("must be at most {}", max));
+    return n;
+  }
 
   /// kType: "f: argument 2 must be <expected>, got a symbol".
   [[noreturn]] void fail_type(size_t i, std::string_view expected) const { throw_arg_type(ref(i), expected, args_[i]); }

@@ -20,8 +20,11 @@ Value from_rows(const Call& c) {
   return make_matrix(std::move(m));
 }
 
+// n × n elements: n is at most 10000 (kMaxElements in all).
 Value identity(const Call& c) {
-  Eigen::Index n = c.index(0);
+  constexpr int64_t kMaxSide = 10'000;
+  static_assert(kMaxSide * kMaxSide <= kMaxElements);
+  Eigen::Index n = c.size_at_most(0, kMaxSide);
   return make_matrix(Eigen::MatrixXd::Identity(n, n));
 }
 

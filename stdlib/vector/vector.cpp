@@ -59,13 +59,15 @@ Value mean(const Call& c) {
   return v.mean();
 }
 
-Value filled(const Call& c, double x) { return make_vector(Eigen::VectorXd::Constant(c.index(0), x)); }
+Value filled(const Call& c, double x) {
+  return make_vector(Eigen::VectorXd::Constant(c.size_at_most(0, kMaxElements), x));
+}
 
 // n evenly spaced points from a to b inclusive (n = 1 gives [a]); the last point is exactly b.
 Value linspace(const Call& c) {
   double a = c.number(0);
   double b = c.number(1);
-  Eigen::Index n = c.index(2);
+  Eigen::Index n = c.size_at_most(2, kMaxElements);
   if (n == 1) return make_vector(Eigen::VectorXd::Constant(1, a));
   Eigen::VectorXd v(n);
   for (Eigen::Index i = 0; i < n; ++i) v[i] = a + (b - a) * static_cast<double>(i) / static_cast<double>(n - 1);

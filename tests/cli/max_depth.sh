@@ -15,6 +15,10 @@ expect_match "the limit given is reported" "error: maximum evaluation depth \(10
 printf '[assume f (lambda (x) (f x))]\n[predict (f 1)]\n' >runaway.vnt
 run runaway.vnt
 expect_rc 2 "runaway recursion with the default limit"
+expect_eq "the caret is on the recursive call" "runaway.vnt:1:23: error: maximum evaluation depth (20000) exceeded: runaway recursion?" "$(first_line "$ERR")"
+expect_match "identical frames collapse into one line" "in call to 'f' at runaway.vnt:1:23 \(repeated [0-9]+ times\)" "$ERR"
+expect_match "the outermost call is kept" "in call to 'f' at runaway.vnt:2:10" "$ERR"
+expect_match "pprun says how to raise the limit" "note: .*--max-depth" "$ERR"
 
 # A limit larger than the stack can hold must not turn runaway recursion into a crash (it was SIGSEGV, 139,
 # after about 4 s: the 1 GiB evaluation stack overflows near depth 600000).
@@ -24,5 +28,10 @@ expect_rc 2 "runaway recursion with --max-depth 1000000"
 run runaway.vnt --max-depth -5
 expect_rc 2 "a negative --max-depth"
 expect_match "a negative --max-depth is a usage error naming the option" "--max-depth" "$ERR"
+run runaway.vnt --max-depth 0
+expect_rc 2 "--max-depth 0"
+expect_match "--max-depth 0 is a usage error naming the option" "--max-depth" "$ERR"
+run runaway.vnt --max-depth 10x
+expect_rc 2 "--max-depth that is not an integer"
 
 finish

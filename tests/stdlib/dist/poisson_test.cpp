@@ -15,10 +15,24 @@ TEST_CASE("poisson conforms") {
   }
 }
 
+TEST_CASE("poisson at the largest rate draws integer counts near the rate") {
+  const Sp& sp = builtin_sp("poisson");
+  const double rate = 1e12;
+  for (const Value& v : draws(sp, {num(rate)})) {
+    double k = std::get<double>(v);
+    CHECK(k == std::floor(k));
+    CHECK(std::fabs(k - rate) < 6 * std::sqrt(rate));
+  }
+}
+
 TEST_CASE("poisson errors") {
   const Sp& sp = builtin_sp("poisson");
   check_invalid(sp, {num(0)}, num(0), "poisson: argument 1 (rate) is 0, but must be positive");
   check_invalid(sp, {num(-0.5)}, num(0), "poisson: argument 1 (rate) is -0.5, but must be positive");
+  // Beyond what the sampler computes exactly (1e300 overflowed to -9.2e18).
+  check_invalid(sp, {num(1e300)}, num(0), "poisson: argument 1 (rate) is 1e+300, but must be at most 1000000000000");
+  check_invalid(sp, {num(1.5e12)}, num(1.5e12),
+                "poisson: argument 1 (rate) is 1500000000000, but must be at most 1000000000000");
   check_malformed(sp, {}, num(0), ErrorKind::kArity, "poisson: expected 1 argument, got 0");
   check_malformed(sp, {make_list({})}, num(0), ErrorKind::kType,
                   "poisson: argument 1 (rate) must be a number, got a list");

@@ -46,4 +46,6 @@ TEST_CASE("matrix: errors") {
         Failure{ErrorKind::kType, "transpose: argument 1 must be a matrix, got a vector"});
   CHECK(failure("id_matrix", {1.5}) ==
         Failure{ErrorKind::kDomain, "id_matrix: argument 1 is 1.5, but must be a non-negative integer"});
+  CHECK(failure("id_matrix", {1e6}) ==
+        Failure{ErrorKind::kDomain, "id_matrix: argument 1 is 1000000, but must be at most 10000"});
 }

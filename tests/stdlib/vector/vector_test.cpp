@@ -69,6 +69,13 @@ TEST_CASE("vector: errors") {
   CHECK(failure("mean", {vec({})}) == Failure{ErrorKind::kDomain, "mean: argument 1 is [], but must be non-empty"});
   CHECK(failure("zeros", {-1.0}) ==
         Failure{ErrorKind::kDomain, "zeros: argument 1 is -1, but must be a non-negative integer"});
+  // Sizes past 1e8 elements are errors, not allocations that fail (or succeed and get the process killed).
+  CHECK(failure("zeros", {1e12}) ==
+        Failure{ErrorKind::kDomain, "zeros: argument 1 is 1000000000000, but must be at most 100000000"});
+  CHECK(failure("ones", {1e8 + 1}) ==
+        Failure{ErrorKind::kDomain, "ones: argument 1 is 100000001, but must be at most 100000000"});
+  CHECK(failure("linspace", {0.0, 1.0, 1e12}) ==
+        Failure{ErrorKind::kDomain, "linspace: argument 3 is 1000000000000, but must be at most 100000000"});
   CHECK(failure("append", {vec({1}), vec({2})}) ==
         Failure{ErrorKind::kType, "append: argument 2 must be a number, got a vector"});
   CHECK(failure("concat", {vec({1}), lst({})}) ==

@@ -1,0 +1,58 @@
+// The call stack of an error: identical consecutive frames collapse, the outermost call is always kept.
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/core/text_file.hpp"
+
+namespace vnt {
+namespace {
+
+std::string frames_of(const Error& e) {
+  std::string out = render_error(e);
+  return out.substr(out.find('\n') + 1);
+}
+
+TEST_CASE("repeated frames collapse into one line with a count") {
+  Error e(ErrorKind::kInference, "deep");
+  for (int i = 0; i < 7; ++i) e.add_frame("in call to 'f' at m.vnt:1:20");
+  e.add_frame("in call to 'f' at m.vnt:2:10");
+  CHECK(frames_of(e) ==
+        "  in call to 'f' at m.vnt:1:20 (repeated 7 times)\n"
+        "  in call to 'f' at m.vnt:2:10\n");
+}
+
+TEST_CASE("past kMaxFrames the outermost frame stays last and the others are counted") {
+  Error e(ErrorKind::kInference, "deep");
+  for (int i = 0; i < 20; ++i) e.add_frame(i % 2 == 0 ? "in call to 'g'" : "in call to 'h'");
+  e.add_frame("in call to 'main'");
+  REQUIRE(e.frames().size() == Error::kMaxFrames);
+  CHECK(e.frames().back().text == "in call to 'main'");
+  CHECK(e.frames()[Error::kMaxFrames - 2].text == "in call to 'g'");
+  CHECK(e.omitted_frames() == 21 - Error::kMaxFrames);
+  CHECK(frames_of(e).find("  ... 13 more calls\n  in call to 'main'\n") != std::string::npos);
+}
+
+TEST_CASE("read_text_file: a directory or a missing file is an i/o error with the reason") {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "vnt_text_file_test_dir";
+  std::filesystem::create_directories(dir);
+  try {
+    read_text_file(dir.string());
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::kIo);
+    CHECK(e.message() == "cannot read '" + dir.string() + "': Is a directory");
+  }
+  std::filesystem::remove(dir);
+  CHECK_THROWS_AS(read_text_file((dir / "missing.vnt").string()), Error);
+  std::filesystem::path file = std::filesystem::temp_directory_path() / "vnt_text_file_test.vnt";
+  std::ofstream(file) << "[predict 1]\n";
+  CHECK(read_text_file(file.string()) == "[predict 1]\n");
+  std::filesystem::remove(file);
+}
+
+}  // namespace
+}  // namespace vnt
