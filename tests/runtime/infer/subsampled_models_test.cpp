@@ -1,0 +1,347 @@
+// subsampled_mh on the paper's model shapes, structurally: dependent local sections (state-space phi), and
+// every reader of a stale local section (predict, sample, collect, observe, forget, exact mh on the border's
+// parameter and on other choices) sees fresh values. Posteriors are in tests/stat/subsampled_*_test.cpp.
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "runtime/infer/mh.hpp"
+#include "runtime/infer/subsampled_mh.hpp"
+#include "runtime/regen/refresh.hpp"
+#include "tests/support/engine_fixture.hpp"
+
+namespace vnt {
+namespace {
+
+BlockSpec block(const char* scope, BlockSpec::Mode mode, const char* kernel, Value value = {}) {
+  BlockSpec s;
+  s.scope = std::string(scope);
+  s.mode = mode;
+  s.kernel = std::string(kernel);
+  s.block = std::move(value);
+  return s;
+}
+
+/// The border of the one principal node of a block given by value or `all` (neither draws from the rng).
+BorderInfo border_of(Engine& e, const BlockSpec& spec) {
+  const BlockChoice c = select_block(e.trace(), spec);
+  REQUIRE(c.principals.size() == 1);
+  return find_border(c.principals[0]);
+}
+
+/// Children of `border` whose values were computed from an older border value.
+size_t stale_children(Node* border) {
+  size_t n = 0;
+  for (Node* c : border->children) n += c->version != border->version ? 1 : 0;
+  return n;
+}
+
+/// The trace's record of stale sections for `border` (what makes reads repair them) against the truth.
+void check_stale_record(Engine& e, Node* border) {
+  auto& stale = e.trace().stale_borders();
+  const auto it = stale.find(border);
+  CHECK((it == stale.end() ? 0 : it->second) == stale_children(border));
+}
+
+/// The values of all random choices, in the trace's own order (the same in two engines run in lockstep).
+std::vector<Value> choice_values(Engine& e) {
+  std::vector<Value> out;
+  for (Node* n : e.trace().random_choices().items()) out.push_back(n->value);
+  return out;
+}
+
+bool same_values(const std::vector<Value>& a, const std::vector<Value>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!values_equal(a[i], b[i])) return false;
+  return true;
+}
+
+// ---- The state-space model of the paper's section 4.3 (phi and the latent h_t) -------------------------------
+
+constexpr int kT = 200;
+
+std::string state_space_program() {
+  std::string p = R"(
+[assume phi (scope_include 'phi 0 (beta 5 1))]
+[assume sig 0.3]
+[assume h (mem (lambda (t) (if (<= t 0) 0 (normal (* phi (h (- t 1))) sig))))]
+[assume x (lambda (t) (normal (h t) 0.5))]
+)";
+  Rng rng(17);
+  double h = 0;
+  for (int t = 1; t <= kT; ++t) {
+    h = 0.9 * h + 0.3 * rng.normal();
+    p += fmt::format("[observe (x {}) {}]\n", t, h + 0.5 * rng.normal());
+  }
+  return p;
+}
+
+TEST_CASE("state-space phi: the border has one child per time step and the paper's cycle stays repairable") {
+  Engine e(3);
+  test::run(e, state_space_program());
+  const BlockSpec phi = block("phi", BlockSpec::Mode::kValue, "subsampled_mh", Value(0.0));
+  const BorderInfo b = border_of(e, phi);
+  CHECK(b.problem.empty());
+  REQUIRE(b.border != nullptr);
+  CHECK(b.n == kT);  // every (* phi (h (- t 1))) is its own local section: N = T
+  // inconsistent_nodes counts the (mem ...) application once even in a fresh trace: re-running mem makes a new
+  // procedure, never equal to the old one. That count is the baseline of a consistent trace.
+  const size_t consistent = test::inconsistent_nodes(e);
+  CHECK(consistent <= 1);
+  // The paper's form without 'fallback: a precondition failure in any transition would throw here.
+  test::run(e, "[infer (cycle ((subsampled_mh phi 0 20 0.05 'drift 0.05 1) (mh default one 5)) 3000)]");
+  check_stale_record(e, b.border);
+  // The run leaves stale sections (so the repair below is not vacuous) ...
+  CHECK(stale_children(b.border) > 0);
+  CHECK(test::inconsistent_nodes(e) > consistent);
+  // ... and the full repair makes every deterministic node agree with its inputs again.
+  refresh_all(e.trace());
+  CHECK(test::inconsistent_nodes(e) == consistent);
+  CHECK(e.trace().stale_borders().empty());
+  CHECK(stale_children(b.border) == 0);
+}
+
+/// Runs `cycles` cycles of (subsampled moves on `sub`, then 5 exact `latent` moves) on two engines with the same
+/// seed: `eager` repairs every stale section after each subsampled move (the O(N) make_consistent), `lazy`
+/// relies on repair on read. Any read of a stale value by a later kernel in `lazy` changes an acceptance ratio,
+/// so decisions and values must agree exactly at every step. Returns how many stale sections the exact moves of
+/// `lazy` repaired (to show the comparison is not vacuous).
+size_t lazy_equals_eager(const std::string& program, std::span<const BlockSpec> sub, const MhOptions& exact,
+                         int cycles) {
+  Engine lazy(11), eager(11);
+  test::run(lazy, program);
+  test::run(eager, program);
+  SubsampledOptions so;
+  so.batch = 20;
+  so.epsilon = 0.05;
+  so.drift_sigma = 0.05;
+  std::vector<SubsampledState> sl(sub.size()), se(sub.size());
+  const BlockSpec latent = block("default", BlockSpec::Mode::kOne, "mh");
+  std::vector<Node*> borders;
+  for (const BlockSpec& s : sub) borders.push_back(border_of(lazy, s).border);
+  auto stale = [&] {
+    size_t n = 0;
+    for (Node* b : borders) n += stale_children(b);
+    return n;
+  };
+  size_t repaired_by_mh = 0, max_stale = 0, stale_repairs = 0;
+  for (int c = 0; c < cycles; ++c) {
+    INFO("cycle " << c);
+    for (size_t k = 0; k < sub.size(); ++k) {
+      REQUIRE(subsampled_mh_transition(lazy.trace(), sub[k], so, sl[k]) ==
+              subsampled_mh_transition(eager.trace(), sub[k], so, se[k]));
+      refresh_all(eager.trace());
+    }
+    for (int m = 0; m < 5; ++m) {
+      const size_t before = stale();
+      max_stale = std::max(max_stale, before);
+      const bool a = mh_transition(lazy.trace(), latent, exact);
+      repaired_by_mh += before - stale();
+      REQUIRE(a == mh_transition(eager.trace(), latent, exact));
+    }
+    REQUIRE(same_values(choice_values(lazy), choice_values(eager)));
+  }
+  for (size_t k = 0; k < sub.size(); ++k) {
+    check_stale_record(lazy, borders[k]);
+    stale_repairs += sl[k].stats.stale_repairs;
+    CHECK(se[k].stats.stale_repairs == 0);
+  }
+  MESSAGE("max stale sections " << max_stale << ", repaired by exact mh " << repaired_by_mh << ", by subsampled_mh "
+                                << stale_repairs);
+  CHECK(max_stale > kT / 2);
+  CHECK(stale_repairs > 0);
+  return repaired_by_mh;
+}
+
+const BlockSpec kPhi = block("phi", BlockSpec::Mode::kValue, "subsampled_mh", Value(0.0));
+
+// If an exact latent move on h_t read a stale (* phi h_{t-1}) -- the mean of its own prior proposal, or of
+// h_{t+1}'s density -- its acceptance ratio would differ from the eager engine's and the chains would part.
+TEST_CASE("state-space phi: exact latent moves on the general mh path read stale sections fresh") {
+  MhOptions general;
+  general.allow_partition = false;
+  CHECK(lazy_equals_eager(state_space_program(), std::span(&kPhi, 1), general, 1500) > 100);
+}
+
+// BUG (runtime): h_t has a border of its own (the (h t) family feeds x_t and h_{t+1}), so exact mh on it goes
+// through partitioned_mh_transition (e1fc0db), whose local sections are scored without ensure_fresh: the section
+// of h_{t+1} reads (* phi h_t) through phi's stale lookup. The chains part at cycle 210 (decision true vs false);
+// with allow_partition = false (the test above) they agree for all 1500 cycles.
+TEST_CASE("state-space phi: exact latent moves on the partitioned mh path read stale sections fresh" *
+          doctest::skip()) {
+  CHECK(lazy_equals_eager(state_space_program(), std::span(&kPhi, 1), MhOptions{}, 1500) > 100);
+}
+
+// BUG (runtime): the paper's Fig. 7 (bottom) shape, with sig random and both parameters subsampled. A section of
+// phi ends in normal(h_t; (* phi h), sig), whose sig operand is the root of a section of sig's border; after an
+// accepted sig move it is stale, and Transition::visit scores phi's section from it without repairing it (the
+// SectionChain and the scaffold path alike). The chains part at cycle 61, on a phi move.
+TEST_CASE("state-space phi and sig both subsampled: each kernel reads the other's stale sections fresh" *
+          doctest::skip()) {
+  std::string program = state_space_program();
+  const std::string fixed = "[assume sig 0.3]";
+  program.replace(program.find(fixed), fixed.size(), "[assume sig (scope_include 'sig 0 (sqrt (inv_gamma 5 0.05)))]");
+  const BlockSpec both[] = {block("sig", BlockSpec::Mode::kValue, "subsampled_mh", Value(0.0)), kPhi};
+  MhOptions general;
+  general.allow_partition = false;
+  lazy_equals_eager(program, both, general, 1500);
+}
+
+// ---- Every other reader of a stale section (logistic regression, Fig. 3) ------------------------------------
+
+struct Datum {
+  double x0, x1;
+  bool y;
+};
+
+std::vector<Datum> logistic_data(int n, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Datum> out(static_cast<size_t>(n));
+  for (Datum& d : out) {
+    d.x0 = rng.normal();
+    d.x1 = rng.normal();
+    d.y = rng.uniform() < 1 / (1 + std::exp(-(0.5 + 1.5 * d.x0 - d.x1)));
+  }
+  return out;
+}
+
+// p1..p3 are deterministic children of w's border (local sections with no absorbing node), and p2 also feeds
+// the density of an observation of another random choice a, so exact mh on a reads it.
+std::string logistic_readers_program() {
+  std::string p = R"(
+[assume w (scope_include 'w 0 (multivariate_normal (vector 0 0 0) (id_matrix 3)))]
+[assume y_x (lambda (x) (bernoulli (linear_logistic w x)))]
+[assume p1 (linear_logistic w (vector 0.3 -0.2))]
+[assume p2 (linear_logistic w (vector -1 2))]
+[assume p3 (linear_logistic w (vector 2 0.5))]
+[assume a (normal 0 1)]
+[observe (normal (+ a p2) 1) 0.5]
+)";
+  int i = 0;
+  for (const Datum& d : logistic_data(120, 6))
+    p += fmt::format("o{}: [observe (y_x (vector {} {})) {}]\n", i++, d.x0, d.x1, d.y ? 1 : 0);
+  return p;
+}
+
+/// linear_logistic of the current w (read from its random choice, never stale) and (x0, x1), recomputed here.
+double fresh_p(Engine& e, double x0, double x1) {
+  const Eigen::VectorXd& w = *std::get<VectorPtr>(e.report("w"));
+  return 1 / (1 + std::exp(-(w[0] + w[1] * x0 + w[2] * x1)));
+}
+
+/// The value the assume `name` holds in the trace right now, read without any repair.
+double raw_value(Engine& e, const std::string& name) {
+  for (const DirectiveRecord& r : e.directives())
+    if (r.name == name) return std::get<double>(r.root->value);
+  FAIL("no assume named " << name);
+  return 0;
+}
+
+const Expr* expression(Engine& e, const std::string& text) {
+  auto file = std::make_shared<const SourceFile>(SourceFile{"<expr>", text});
+  return e.keep(analyze_expression(parser::parse_expression(file), {}));
+}
+
+const BlockSpec kW = block("w", BlockSpec::Mode::kAll, "subsampled_mh");
+
+/// A long subsampled run on w that leaves many sections stale.
+void subsample_w(Engine& e, int transitions) {
+  SubsampledOptions so;
+  so.batch = 5;
+  so.epsilon = 0.2;
+  so.drift_sigma = 0.5;
+  SubsampledState state;
+  for (int i = 0; i < transitions; ++i) subsampled_mh_transition(e.trace(), kW, so, state);
+  REQUIRE(state.stats.accepted > 10);
+  REQUIRE(state.stats.sections_visited < state.stats.sections_total / 4);
+}
+
+// Each reader is checked against the value recomputed here from the current w, after checking that the value
+// stored in the trace is stale (so a reader that skipped the repair would fail the check).
+TEST_CASE("after a long subsampled run predict and sample and collect read fresh values") {
+  Engine e(9);
+  test::run(e, logistic_readers_program());
+  subsample_w(e, 400);
+  Node* border = border_of(e, kW).border;
+  REQUIRE(border != nullptr);
+  check_stale_record(e, border);
+  CHECK(stale_children(border) > 60);
+  const double f1 = fresh_p(e, 0.3, -0.2), f2 = fresh_p(e, -1, 2), f3 = fresh_p(e, 2, 0.5);
+  CHECK(std::abs(raw_value(e, "p1") - f1) > 1e-6);
+  CHECK(std::abs(raw_value(e, "p2") - f2) > 1e-6);
+  CHECK(std::abs(raw_value(e, "p3") - f3) > 1e-6);
+  CHECK(std::get<double>(e.predict(expression(e, "p1"))) == doctest::Approx(f1).epsilon(1e-12));
+  CHECK(std::get<double>(e.predict(expression(e, "(* 2 p1)"))) == doctest::Approx(2 * f1).epsilon(1e-12));
+  CHECK(test::sample_number(e, "p2") == doctest::Approx(f2).epsilon(1e-12));
+  CHECK(test::sample_number(e, "(+ p2 (linear_logistic w (vector 1 1)))") ==
+        doctest::Approx(f2 + fresh_p(e, 1, 1)).epsilon(1e-12));
+  test::run(e, "[infer (collect p3)]");
+  REQUIRE(e.draws().columns().size() == 1);
+  CHECK(e.draws().column(0).back() == doctest::Approx(f3).epsilon(1e-12));
+  check_stale_record(e, border);
+}
+
+TEST_CASE("observing a new datum and forgetting observations keep the stale record exact") {
+  Engine e(9);
+  test::run(e, logistic_readers_program());
+  subsample_w(e, 400);
+  Node* border = border_of(e, kW).border;
+  const size_t n = border->children.size(), stale_before = stale_children(border);
+  const size_t inconsistent_before = test::inconsistent_nodes(e);
+  REQUIRE(stale_before > 60);
+  // A new observation is computed from the current w: its section is fresh, and it adds no inconsistent node.
+  test::run(e, "new: [observe (y_x (vector 0.7 -0.4)) 1]");
+  CHECK(border->children.size() == n + 1);
+  CHECK(border->children.back()->version == border->version);
+  CHECK(stale_children(border) == stale_before);
+  CHECK(test::inconsistent_nodes(e) == inconsistent_before);
+  check_stale_record(e, border);
+  // Forgetting observations, stale or not, removes their sections from the record too (a count left too high
+  // never empties; one too low would stop repairs while stale sections remain).
+  for (int i = 0; i < 120; i += 7) test::run(e, fmt::format("[forget o{}]", i));
+  test::run(e, "[forget new]");
+  CHECK(border->children.size() == n - 18);
+  check_stale_record(e, border);
+  CHECK(test::inconsistent_nodes(e) < inconsistent_before);
+  // The chain goes on over the changed border, and the trace can still be made fully consistent.
+  subsample_w(e, 200);
+  check_stale_record(e, border);
+  refresh_all(e.trace());
+  CHECK(test::inconsistent_nodes(e) == 0);
+}
+
+// Exact mh on w (its partitioned path scores every section, repairing the stale ones) and on a, whose
+// observation reads the stale p2: lazy and eager repair must make the same decisions.
+TEST_CASE("after subsampled moves exact mh on w and on a reader of a stale value decides as with eager repair") {
+  Engine lazy(5), eager(5);
+  test::run(lazy, logistic_readers_program());
+  test::run(eager, logistic_readers_program());
+  SubsampledOptions so;
+  so.batch = 5;
+  so.epsilon = 0.2;
+  so.drift_sigma = 0.5;
+  SubsampledState sl, se;
+  const BlockSpec any = block("default", BlockSpec::Mode::kOne, "mh");
+  int exact_accepts = 0;
+  for (int c = 0; c < 400; ++c) {
+    INFO("cycle " << c);
+    for (int k = 0; k < 3; ++k)
+      REQUIRE(subsampled_mh_transition(lazy.trace(), kW, so, sl) ==
+              subsampled_mh_transition(eager.trace(), kW, so, se));
+    refresh_all(eager.trace());
+    const bool a = mh_transition(lazy.trace(), any, {});
+    REQUIRE(a == mh_transition(eager.trace(), any, {}));
+    exact_accepts += a ? 1 : 0;
+    REQUIRE(same_values(choice_values(lazy), choice_values(eager)));
+  }
+  CHECK(sl.stats.stale_repairs > 0);
+  CHECK(exact_accepts > 20);
+  refresh_all(lazy.trace());
+  CHECK(test::inconsistent_nodes(lazy) == 0);
+}
+
+}  // namespace
+}  // namespace vnt
