@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/section_chain.hpp"
 
+#include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/sp/sp.hpp"
 
@@ -99,6 +100,20 @@ double SectionChain::delta(const Value& b_new, const Value& b_old, bool current_
   }
   double old = current_is_old ? leaf_density(n_ == 0 ? root_->value : link_[n_ - 1]->value) : run(b_old, nullptr);
   return fresh - old;
+}
+
+void SectionChain::make_inputs_fresh(Trace& trace, Node* border) const {
+  if (trace.stale_borders().empty()) return;
+  Node* prev = root_;
+  auto inputs = [&](OutputNode* out) {
+    for (Node* o : out->operands)
+      if (o != prev) ensure_fresh(trace, o, border);
+  };
+  for (size_t i = 0; i < n_; ++i) {
+    inputs(as_output(link_[i]));
+    prev = link_[i];
+  }
+  inputs(as_output(leaf_));
 }
 
 void SectionChain::commit(const Value& b_new, const Value* values) const {

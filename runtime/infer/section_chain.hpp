@@ -28,6 +28,9 @@ class SectionChain {
   /// The new chain values are appended to `out`. A domain error on the new chain gives -inf.
   double delta(const Value& b_new, const Value& b_old, bool current_is_old, std::vector<Value>& out) const;
 
+  /// Repairs what the section reads besides the border (operands fed by other borders' stale sections).
+  void make_inputs_fresh(Trace& trace, Node* border) const;
+
   /// Writes an accepted move: the lookup takes b_new, the links their new values from `values`.
   void commit(const Value& b_new, const Value* values) const;
 

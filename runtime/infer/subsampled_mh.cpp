@@ -95,6 +95,7 @@ class Transition {
 double Transition::visit(Node* root) {
   SectionChain chain;
   if (chain.match(t_, border_, root)) {
+    chain.make_inputs_fresh(t_, border_);
     bool stale = root->version != old_version_;
     double l = chain.delta(new_value_, old_value_, !stale, chain_values_);
     chains_.push_back(chain);
@@ -104,6 +105,8 @@ double Transition::visit(Node* root) {
   }
   Section sec{root, build_local_scaffold(t_, border_, root), std::make_unique<Db>(t_), false};
   check_section(sec.scaffold, border_, root);
+  // Values read from other borders' stale sections are repaired first; this border's own are handled below.
+  ensure_scaffold_fresh(t_, sec.scaffold, border_);
   if (root->version != old_version_) {
     // Stale (section 3.5): bring it up to date with the border's current (old) value before scoring it.
     std::swap(border_->value, old_value_);

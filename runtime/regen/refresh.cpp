@@ -24,16 +24,16 @@ void for_each_parent(Node* n, F&& f) {
 }
 
 /// If `n` is a stale section root (a child of a border whose version moved on), repairs its section.
-void repair_if_stale_root(Trace& t, Node* n) {
+void repair_if_stale_root(Trace& t, Node* n, Node* except_border) {
   auto& stale = t.stale_borders();
   for_each_parent(n, [&](Node* p) {
-    if (n->version != p->version && stale.find(p) != stale.end()) refresh_section(t, p, n);
+    if (p != except_border && n->version != p->version && stale.find(p) != stale.end()) refresh_section(t, p, n);
   });
 }
 
 }  // namespace
 
-void ensure_fresh(Trace& trace, Node* x) {
+void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
   if (trace.stale_borders().empty()) return;
   // Walk up through deterministic values (random choices are never stale: only their arguments can be),
   // repairing stale section roots from the top down.
@@ -43,23 +43,23 @@ void ensure_fresh(Trace& trace, Node* x) {
     auto [n, expanded] = stack.back();
     stack.pop_back();
     if (expanded) {
-      repair_if_stale_root(trace, n);
+      repair_if_stale_root(trace, n, except_border);
       continue;
     }
     if (!seen.insert(n).second) continue;
     stack.emplace_back(n, true);
-    if (is_random_output(n) && n != x) continue;
+    if ((is_random_output(n) && n != x) || n == except_border) continue;
     for_each_parent(n, [&](Node* p) { stack.emplace_back(p, false); });
   }
 }
 
-void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold) {
+void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_border) {
   if (trace.stale_borders().empty()) return;
   // Collect first: repairing sections must not run while the scaffold's tables are being walked.
   std::vector<Node*> nodes;
   scaffold.drg.for_each([&](Node* n, int) { nodes.push_back(n); });
   scaffold.absorbing.for_each([&](Node* n) { nodes.push_back(n); });
-  for (Node* n : nodes) ensure_fresh(trace, n);
+  for (Node* n : nodes) ensure_fresh(trace, n, except_border);
 }
 
 void refresh_section(Trace& trace, Node* border, Node* root) {

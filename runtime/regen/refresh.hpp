@@ -10,11 +10,12 @@ class Trace;
 struct Node;
 struct Scaffold;
 
-/// Brings `x` and the deterministic values it depends on up to date. Free when nothing is stale.
-void ensure_fresh(Trace& trace, Node* x);
+/// Brings `x` and the deterministic values it depends on up to date. Free when nothing is stale. Sections of
+/// `except_border` are left alone (subsampled_mh handles its own border's sections itself).
+void ensure_fresh(Trace& trace, Node* x, Node* except_border = nullptr);
 
 /// Makes every value a scaffold will read fresh (its nodes and their parents). Call before detaching it.
-void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold);
+void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_border = nullptr);
 
 /// Recomputes the local section rooted at `root` (a child of `border`) from the border's current value.
 void refresh_section(Trace& trace, Node* border, Node* root);

@@ -53,7 +53,7 @@ inline size_t inconsistent_nodes(Engine& e) {
       const SpProcedure* p = primitive_at(o);
       if (p == nullptr) {
         if (!o->esr_parents.empty() && !values_equal(n->value, o->esr_parents.back()->value)) ++bad;
-      } else if (!p->sp().is_random()) {
+      } else if (!p->sp().is_random() && !is_procedure(n->value)) {  // made procedures compare by identity
         ArgBuffer buf(o);
         if (!values_equal(n->value, p->sp().simulate(buf.args(p->aux()), rng))) ++bad;
       }

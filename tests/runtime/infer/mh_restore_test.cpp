@@ -29,7 +29,7 @@ BlockSpec spec(std::string scope, BlockSpec::Mode mode = BlockSpec::Mode::kOne) 
   BlockSpec s;
   s.scope = std::move(scope);
   s.mode = mode;
-  s.kernel = "mh";
+  s.kernel = std::string("mh");
   return s;
 }
 

@@ -31,7 +31,7 @@ BlockSpec w_all() {
   BlockSpec s;
   s.scope = "w";
   s.mode = BlockSpec::Mode::kAll;
-  s.kernel = "subsampled_mh";
+  s.kernel = std::string("subsampled_mh");
   return s;
 }
 

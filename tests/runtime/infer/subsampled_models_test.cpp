@@ -166,21 +166,17 @@ TEST_CASE("state-space phi: exact latent moves on the general mh path read stale
   CHECK(lazy_equals_eager(state_space_program(), std::span(&kPhi, 1), general, 1500) > 100);
 }
 
-// BUG (runtime): h_t has a border of its own (the (h t) family feeds x_t and h_{t+1}), so exact mh on it goes
-// through partitioned_mh_transition (e1fc0db), whose local sections are scored without ensure_fresh: the section
-// of h_{t+1} reads (* phi h_t) through phi's stale lookup. The chains part at cycle 210 (decision true vs false);
-// with allow_partition = false (the test above) they agree for all 1500 cycles.
-TEST_CASE("state-space phi: exact latent moves on the partitioned mh path read stale sections fresh" *
-          doctest::skip()) {
+// h_t has a border of its own (the (h t) family feeds x_t and h_{t+1}), so exact mh on it goes through
+// partitioned_mh_transition, whose sections must repair what they read from other borders' stale sections (the
+// section of h_{t+1} reads (* phi h_t) through phi's lookup). Before that repair the chains parted at cycle 210.
+TEST_CASE("state-space phi: exact latent moves on the partitioned mh path read stale sections fresh") {
   CHECK(lazy_equals_eager(state_space_program(), std::span(&kPhi, 1), MhOptions{}, 1500) > 100);
 }
 
-// BUG (runtime): the paper's Fig. 7 (bottom) shape, with sig random and both parameters subsampled. A section of
-// phi ends in normal(h_t; (* phi h), sig), whose sig operand is the root of a section of sig's border; after an
-// accepted sig move it is stale, and Transition::visit scores phi's section from it without repairing it (the
-// SectionChain and the scaffold path alike). The chains part at cycle 61, on a phi move.
-TEST_CASE("state-space phi and sig both subsampled: each kernel reads the other's stale sections fresh" *
-          doctest::skip()) {
+// The paper's Fig. 7 (bottom) shape, with sig random and both parameters subsampled. A section of phi ends in
+// normal(h_t; (* phi h), sig), whose sig operand is the root of a section of sig's border; after an accepted sig
+// move it is stale and must be repaired before phi's section is scored. Without it the chains parted at cycle 61.
+TEST_CASE("state-space phi and sig both subsampled: each kernel reads the other's stale sections fresh") {
   std::string program = state_space_program();
   const std::string fixed = "[assume sig 0.3]";
   program.replace(program.find(fixed), fixed.size(), "[assume sig (scope_include 'sig 0 (sqrt (inv_gamma 5 0.05)))]");
