@@ -39,6 +39,7 @@ int run_file(const Options& o) {
   engine.set_params(o.params);
   engine.trace().set_max_eval_depth(o.max_depth);
   engine.set_output(print_output);
+  engine.trace().set_warning_sink([](const std::string& m) { std::fflush(stdout); std::fprintf(stderr, "warning: %s\n", m.c_str()); });
   engine.run_source(read_source(o.file));
   std::fflush(stdout);
   if (!o.draws_path.empty()) {

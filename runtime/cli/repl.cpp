@@ -69,6 +69,7 @@ int run_repl(const Options& o) {
   engine.set_params(o.params);
   engine.trace().set_max_eval_depth(o.max_depth);
   engine.set_output(print_output);
+  engine.trace().set_warning_sink([](const std::string& m) { std::fflush(stdout); std::fprintf(stderr, "warning: %s\n", m.c_str()); });
   if (interactive) fmt::print("vnt REPL: enter directives such as [assume x (normal 0 1)]; Ctrl-D quits.\n");
   int input_no = 0;
   int status = 0;

@@ -100,7 +100,7 @@ InferOp compile_mh(const Syntax& s) {
     op.block = block_args(s, a[1], a[2], "mh");
     const Syntax& p = unquote(a[3]);
     if (p.kind != Syntax::Kind::kSymbol || p.text != "drift")
-      bad(a[3], fmt::format("mh: unknown proposal '{}' (known: 'drift)", parser::span_text(a[3].span)));
+      bad(a[3], fmt::format("mh: unknown proposal {} (known: 'drift)", parser::span_text(a[3].span)));
     double sigma = number_arg(a[4], "mh: the drift sigma");
     if (!(sigma > 0) || !std::isfinite(sigma)) bad(a[4], fmt::format("mh: the drift sigma must be positive, got {}", sigma));
     op.mh.drift_sigma = sigma;
@@ -141,7 +141,7 @@ double drift_sigma_arg(const Syntax& s, std::string_view kernel) {
 
 bool is_proposal(const Syntax& s, std::string_view name) {
   const Syntax& p = unquote(s);
-  return p.kind == Syntax::Kind::kSymbol && p.text == name && s.kind == Syntax::Kind::kQuote;
+  return p.kind == Syntax::Kind::kSymbol && p.text == name;
 }
 
 InferOp compile_subsampled(const Syntax& s) {
@@ -167,8 +167,8 @@ InferOp compile_subsampled(const Syntax& s) {
     if (a.size() < 8) bad(s, std::string(kShape));
     op.sub.drift_sigma = drift_sigma_arg(a[i + 1], "subsampled_mh");
     i += 2;
-  } else if (a[i].kind == Syntax::Kind::kQuote) {
-    bad(a[i], fmt::format("subsampled_mh: unknown proposal '{}' (known: 'drift)", parser::span_text(a[i].span)));
+  } else if (a[i].kind == Syntax::Kind::kQuote || a[i].kind == Syntax::Kind::kSymbol) {
+    bad(a[i], fmt::format("subsampled_mh: unknown proposal {} (known: 'drift)", parser::span_text(a[i].span)));
   }
   op.count = count_arg(a[i], "subsampled_mh: the number of transitions");
   for (++i; i < a.size(); i += 2) {

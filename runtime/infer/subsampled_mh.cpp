@@ -316,6 +316,12 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
     }
   }
   if (!opts.fallback_to_mh) fail(spec, problem + " (add 'fallback 'mh to use exact mh instead)");
+  if (!state.fallback_reported) {
+    state.fallback_reported = true;
+    std::string where = span_location(spec.span);
+    trace.warn(fmt::format("{}{}subsampled_mh: scope '{}' cannot be subsampled ({}); using exact mh", where,
+                           where.empty() ? "" : ": ", spec.scope, problem));
+  }
   return run_exact();
 }
 

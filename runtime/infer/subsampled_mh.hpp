@@ -48,6 +48,7 @@ class SubsampledState {
   /// per transition (block, proposal, u) are then exactly those of exact mh.
   Rng& order_rng(Trace& trace);
   SubsampledStats stats;
+  bool fallback_reported = false;  // the fallback to exact mh is reported once per kernel
 
  private:
   std::unordered_map<Node*, std::vector<uint32_t>> orders_;

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -68,6 +69,17 @@ class Trace {
   int max_eval_depth() const { return max_eval_depth_; }
   void set_max_eval_depth(int d) { max_eval_depth_ = d; }
 
+  /// Diagnostics that are not errors (e.g. a kernel falling back to exact mh) go to this sink; the library
+  /// never prints. Without a sink they are kept in warnings().
+  void set_warning_sink(std::function<void(const std::string&)> sink) { warning_sink_ = std::move(sink); }
+  void warn(const std::string& message) {
+    if (warning_sink_)
+      warning_sink_(message);
+    else
+      warnings_.push_back(message);
+  }
+  std::vector<std::string>& warnings() { return warnings_; }
+
   const Value& branch_procedure() const { return branch_; }
   const Sp* scope_include_sp() const { return scope_include_sp_; }
 
@@ -82,6 +94,8 @@ class Trace {
   std::unordered_map<Node*, Value> observations_;
   std::unordered_map<Node*, size_t> stale_borders_;
   Value branch_;
+  std::function<void(const std::string&)> warning_sink_;
+  std::vector<std::string> warnings_;
   const Sp* scope_include_sp_ = nullptr;
   size_t live_nodes_ = 0;
   int eval_depth_ = 0;

@@ -137,6 +137,10 @@ TEST_CASE("scaffolds that break the preconditions give a clear error, or exact m
   so.fallback_to_mh = true;
   for (int i = 0; i < 20; ++i) subsampled_mh_transition(e.trace(), w_all(), so, state);
   CHECK(state.stats.exact_transitions == 20);
+  // The fallback is reported once, naming the scope and the reason.
+  REQUIRE(e.trace().warnings().size() == 1);
+  CHECK(e.trace().warnings()[0].find("subsampled_mh: scope 'w' cannot be subsampled (two children of the border meet") !=
+        std::string::npos);
 }
 
 TEST_CASE("a structural change in the global section is refused") {
