@@ -161,44 +161,6 @@ Chain replica_chain(std::span<const Row> data, double sigma, double eps, size_t 
   return out;
 }
 
-/// Mean and sd of a chain with their Monte Carlo standard errors (as in stat_checks.hpp: se of the mean
-/// sd / sqrt(ESS); se of the sd s sqrt((kurtosis - 1) / (4 ESS2)), ESS2 the ESS of squared deviations).
-struct Estimate {
-  double mean = 0, se_mean = 0, sd = 0, se_sd = 0, ess = 0;
-};
-
-Estimate estimate(std::span<const double> xs) {
-  Estimate e;
-  e.mean = mean(xs);
-  e.sd = sample_sd(xs);
-  e.ess = effective_sample_size(xs);
-  std::vector<double> sq(xs.size());
-  double m2 = 0, m4 = 0;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    sq[i] = (xs[i] - e.mean) * (xs[i] - e.mean);
-    m2 += sq[i] / static_cast<double>(xs.size());
-    m4 += sq[i] * sq[i] / static_cast<double>(xs.size());
-  }
-  e.se_mean = e.sd / std::sqrt(e.ess);
-  e.se_sd = e.sd * std::sqrt((m4 / (m2 * m2) - 1) / (4 * effective_sample_size(sq)));
-  if (!(e.ess >= kMinCheckEss)) e.se_mean = e.se_sd = std::nan("");  // too few draws: every check fails
-  return e;
-}
-
-/// |a - b| <= z sqrt(se_a^2 + se_b^2) + allowance (an exact value has se 0).
-CheckResult evaluate_agree(std::string_view what, double a, double se_a, double b, double se_b,
-                           double allowance = 0, double z = 4) {
-  const double tol = z * std::hypot(se_a, se_b) + allowance;
-  return {std::abs(a - b) <= tol, fmt::format("{}: {:.5f} vs {:.5f}: |difference| {:.5f}, allowed {:.5f} (4 x se "
-                                              "{:.5f} + bias allowance {:.5f})",
-                                              what, a, b, std::abs(a - b), tol, std::hypot(se_a, se_b), allowance)};
-}
-
-bool check_agree(std::string_view what, double a, double se_a, double b, double se_b, double allowance = 0,
-                 std::source_location loc = std::source_location::current()) {
-  return detail::record(evaluate_agree(what, a, se_a, b, se_b, allowance), loc);
-}
-
 /// The bias the approximate chain adds, as the replica measures it: |m_rep - exact| + 4 se_rep (mean, sd).
 struct Allowance {
   double mean, sd;
