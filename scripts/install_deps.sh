@@ -10,6 +10,7 @@ packages=(
   libantlr4-runtime-dev antlr4 default-jre-headless
   libcli11-dev libpcg-cpp-dev libedit-dev
   tmux python3
+  gnuplot-nox
 )
 
 missing=()
