@@ -1,4 +1,5 @@
-// bernoulli(p = 0.5): 1 with probability p, else 0 (numbers; `flip` is the boolean twin).
+// bernoulli(p = 0.5): 1 with probability p, else 0; and its boolean twin flip(p = 0.5): true or false.
+// One distribution with two output encodings, so both are defined here.
 // SPDX-License-Identifier: Apache-2.0
 #include <boost/random/bernoulli_distribution.hpp>
 
@@ -24,8 +25,17 @@ struct Bernoulli {
   static std::vector<double> enumerate(double /*p*/) { return {0.0, 1.0}; }
 };
 
+// The adapter turns 1/0 into true/false (and back for log_density).
+struct Flip : Bernoulli {
+  static constexpr std::string_view kName = "flip";
+  static constexpr Support kSupport = Support::kBoolean;
+};
+
 }  // namespace
 
-void register_bernoulli(SpRegistry& r) { r.add(make_distribution_sp<Bernoulli>()); }
+void register_bernoulli(SpRegistry& r) {
+  r.add(make_distribution_sp<Bernoulli>());
+  r.add(make_distribution_sp<Flip>());
+}
 
 }  // namespace vnt::stdlib
