@@ -51,16 +51,9 @@ bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& 
   ensure_scaffold_fresh(trace, scaffold);
   Db rho_db(trace);
   double rho = detach_and_extract(trace, scaffold, rho_db);
-  double xi = 0;
-  try {
-    xi = regen_and_attach(trace, scaffold, false, rho_db);
-  } catch (const Error& e) {
-    // The failed regen undid itself: the trace is detached. Restore it; a domain error means the proposal
-    // reached a state of probability zero, which MH rejects.
-    regen_and_attach(trace, scaffold, true, rho_db);
-    if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability) return false;
-    throw;
-  }
+  std::optional<double> proposed = regen_proposal(trace, scaffold, rho_db);
+  if (!proposed) return false;  // a state of probability zero: rejected, already restored
+  double xi = *proposed;
   double correction = log_index_density(trace, spec) - choice.log_index_density;
   bool accept = opts.decision == MhOptions::Decision::kMetropolis ? decide(rho, xi, correction, trace.rng())
                                                                  : opts.decision == MhOptions::Decision::kAccept;

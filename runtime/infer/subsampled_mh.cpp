@@ -121,14 +121,9 @@ double Transition::visit(Node* root) {
     ++st_.stats.stale_repairs;
   }
   double rho = detach_and_extract(t_, sec.scaffold, *sec.old_state);
-  double xi = 0;
-  try {
-    xi = regen_and_attach(t_, sec.scaffold, false, *sec.old_state);
-  } catch (const Error& e) {
-    regen_and_attach(t_, sec.scaffold, true, *sec.old_state);
-    if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability) return kNegInf;
-    throw;
-  }
+  std::optional<double> proposed = regen_proposal(t_, sec.scaffold, *sec.old_state);
+  if (!proposed) return kNegInf;  // impossible under the proposed value: the test rejects
+  double xi = *proposed;
   visited_.push_back(std::move(sec));
   ++st_.stats.sections_visited;
   return xi - rho;
@@ -157,14 +152,9 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   old_version_ = border_->version;
   Db rho_db(t_);
   double rho = detach_and_extract(t_, global, rho_db);
-  double xi = 0;
-  try {
-    xi = regen_and_attach(t_, global, false, rho_db);
-  } catch (const Error& e) {
-    regen_and_attach(t_, global, true, rho_db);
-    if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability) return false;
-    throw;
-  }
+  std::optional<double> proposed = regen_proposal(t_, global, rho_db);
+  if (!proposed) return false;
+  double xi = *proposed;
   new_value_ = border_->value;
   double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
   // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.

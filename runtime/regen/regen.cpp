@@ -447,6 +447,17 @@ double regen_and_attach(Trace& trace, Scaffold& scaffold, bool restore, Db& db) 
   return Regen(trace, scaffold, db, restore).regen_and_attach();
 }
 
+std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_db) {
+  try {
+    return regen_and_attach(trace, scaffold, false, rho_db);
+  } catch (const Error& e) {
+    // The failed regen undid itself, so the trace is detached: put the old state back.
+    regen_and_attach(trace, scaffold, true, rho_db);
+    if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability) return std::nullopt;
+    throw;
+  }
+}
+
 Node* eval_family(Trace& trace, Scaffold& scaffold, Db& db, const Expr* e, const EnvPtr& env, double* weight) {
   return Regen(trace, scaffold, db, false).eval_family(e, env, weight);
 }

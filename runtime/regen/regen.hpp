@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <optional>
+
 #include "runtime/regen/db.hpp"
 #include "runtime/scaffold/scaffold.hpp"
 #include "runtime/trace/env.hpp"
@@ -18,6 +20,11 @@ double detach_and_extract(Trace& trace, Scaffold& scaffold, Db& db);
 /// Regenerates the scaffold walking its border; returns the xi weight. With `restore`, every value and
 /// family comes back from `db` (a rejected proposal); otherwise `db` is only read for proposal kernels.
 double regen_and_attach(Trace& trace, Scaffold& scaffold, bool restore, Db& db);
+
+/// Regenerates a detached scaffold with its proposal (restore = false). If the proposal reaches a state of
+/// probability zero (a domain error while regenerating), the old state is restored from `rho_db` and nullopt
+/// is returned: the move is rejected. Other errors restore the old state and propagate.
+std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_db);
 
 /// Evaluates `e` in `env` (nullptr = global) as a new family; returns its root.
 Node* eval_family(Trace& trace, Scaffold& scaffold, Db& db, const Expr* e, const EnvPtr& env, double* weight);
