@@ -14,6 +14,7 @@
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
 #include "runtime/trace/builtins.hpp"
+#include "runtime/trace/plate.hpp"
 
 namespace vnt {
 
@@ -31,13 +32,7 @@ Engine::~Engine() {
     while (!directives_.empty()) {
       DirectiveRecord r = directives_.back();
       directives_.pop_back();
-      for (auto it = r.rows.rbegin(); it != r.rows.rend(); ++it) {
-        unobserve(*it);
-        uneval_and_destroy(*it);
-      }
-      if (r.root == nullptr) continue;
-      if (r.kind == Directive::Kind::kObserve) unobserve(r.root);
-      uneval_and_destroy(r.root);
+      drop_root(r);
     }
   } catch (...) {
     // A destructor must not throw; the remaining nodes are leaked rather than risk a crash.
@@ -72,6 +67,20 @@ void Engine::uneval_and_destroy(Node* root) {
   Db db(*trace_);
   uneval_family(*trace_, none, db, root);
   trace_->destroy_family(root);
+}
+
+void Engine::drop_root(const DirectiveRecord& r) {
+  for (auto it = r.rows.rbegin(); it != r.rows.rend(); ++it) {
+    unobserve(*it);
+    uneval_and_destroy(*it);
+  }
+  if (r.root == nullptr) return;
+  if (r.root->kind == NodeKind::kPlate) {
+    trace_->destroy_plate(as_plate(r.root));
+    return;
+  }
+  if (r.kind == Directive::Kind::kObserve) unobserve(r.root);
+  uneval_and_destroy(r.root);
 }
 
 void Engine::unobserve(Node* root) {
@@ -121,14 +130,14 @@ Value Engine::assume(const std::string& name, const Expr* e, const std::string& 
   require_free_label(label, e->span);
   Node* root = eval_new_family(e);
   trace_->bind_global(name, root);
-  add_record(DirectiveRecord{0, Directive::Kind::kAssume, label, name, root, e, {}});
+  add_record(DirectiveRecord{0, Directive::Kind::kAssume, label, name, root, e, {}, {}});
   return root->value;
 }
 
 Value Engine::predict(const Expr* e, const std::string& label) {
   require_free_label(label, e->span);
   Node* root = eval_new_family(e);
-  add_record(DirectiveRecord{0, Directive::Kind::kPredict, label, {}, root, e, {}});
+  add_record(DirectiveRecord{0, Directive::Kind::kPredict, label, {}, root, e, {}, {}});
   return root->value;
 }
 
@@ -191,8 +200,63 @@ const Expr* Engine::apply_site(const std::string& procedure) {
 }
 
 void Engine::observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v) {
-  Node* root = observe_row(procedure, args, v);
-  add_record(DirectiveRecord{0, Directive::Kind::kObserve, {}, {}, root, apply_site(procedure), {}});
+  const Expr* site = apply_site(procedure);
+  auto where = [](size_t) { return std::string(); };
+  // Consecutive rows of one procedure join one plate.
+  if (!directives_.empty() && directives_.back().bulk == procedure) {
+    PlateNode* plate = as_plate(directives_.back().root);
+    if (args.size() == plate->program->params) {
+      for (size_t j = 0; j < args.size(); ++j) plate->args[j].push(args[j]);
+      plate->observed.push(v);
+      double lp = score_new_rows(*plate, plate->rows++, site, where);
+      if (plate->total_valid) plate->total += lp;
+      return;
+    }
+  }
+  std::optional<PlatePlan> plan = plates_ ? plan_plate(*trace_, procedure) : std::nullopt;
+  if (!plan || args.size() != plan->program->params) {
+    Node* root = observe_row(procedure, args, v);
+    add_record(DirectiveRecord{0, Directive::Kind::kObserve, {}, {}, root, site, {}, {}});
+    return;
+  }
+  auto plate = std::make_unique<PlateNode>(site, plan->program, plan->procedure, plan->inputs);
+  plate->args.resize(args.size());
+  for (size_t j = 0; j < args.size(); ++j) plate->args[j].push(args[j]);
+  plate->observed.push(v);
+  plate->total = score_new_rows(*plate, plate->rows++, site, where);
+  plate->total_valid = true;
+  trace_->attach_plate(plate.get());
+  add_record(DirectiveRecord{0, Directive::Kind::kObserve, {}, {}, plate.release(), site, {}, procedure});
+}
+
+double Engine::score_new_rows(PlateNode& plate, size_t first, const Expr* site,
+                              const std::function<std::string(size_t)>& where) {
+  size_t i = first;
+  try {
+    for (Node* in : plate.inputs) ensure_fresh(*trace_, in);
+    PlateEvaluator ev(plate, current_inputs(plate));
+    double total = 0;
+    for (; i < plate.rows; ++i) {
+      ev.simulate(i, trace_->rng());  // the draw the general path makes before constraining
+      double lp = ev.row(i);
+      if (lp == kNegInf || std::isnan(lp))
+        throw Error(ErrorKind::kZeroProbability,
+                    fmt::format("observe: {} has probability zero under {}", to_string(plate.observed.value(i)),
+                                site->text()),
+                    site->span);
+      total += lp;
+    }
+    return total;
+  } catch (Error& e) {
+    for (size_t k = first; k < plate.rows; ++k) {
+      for (PlateColumn& c : plate.args) c.pop();
+      plate.observed.pop();
+    }
+    plate.rows = first;
+    std::string w = where(i);
+    if (!w.empty()) throw Error(e.kind(), w + e.message(), e.span());
+    throw;
+  }
 }
 
 Node* Engine::observe_row(const std::string& procedure, const std::vector<Value>& args, const Value& v) {
@@ -230,33 +294,18 @@ void Engine::observe_root(Node* root, const Expr* e, const Value& v, const std::
     uneval_and_destroy(root);
     throw;
   }
-  add_record(DirectiveRecord{0, Directive::Kind::kObserve, label, {}, root, e, {}});
+  add_record(DirectiveRecord{0, Directive::Kind::kObserve, label, {}, root, e, {}, {}});
 }
 
 void Engine::forget(const std::string& label) {
   auto it = find_directive(label);
   if (it == directives_.end()) raise(ErrorKind::kName, "forget: no directive labelled '{}'", label);
   DirectiveRecord r = *it;
-  if (!r.rows.empty()) {
-    directives_.erase(it);
-    for (auto row = r.rows.rbegin(); row != r.rows.rend(); ++row) {
-      unobserve(*row);
-      uneval_and_destroy(*row);
-    }
-    return;
-  }
   if (r.kind == Directive::Kind::kAssume && !r.root->children.empty())
     raise(ErrorKind::kInference, "forget: '{}' is still used by other directives", r.name);
-  if (r.kind == Directive::Kind::kObserve) {
-    Scaffold none;
-    Db db(*trace_);
-    Detach(*trace_, none, db).unconstrain(r.root);
-    r.root->observation_root = false;
-    trace_->observations().erase(r.root);
-  }
   if (r.kind == Directive::Kind::kAssume) trace_->unbind_global(r.name);
   directives_.erase(it);
-  uneval_and_destroy(r.root);
+  drop_root(r);
 }
 
 Value Engine::report(const std::string& label) {
@@ -368,9 +417,38 @@ void Engine::observe_csv(const Directive& d) {
       throw Error(ErrorKind::kIo,
                   fmt::format("observe_csv: column {} is out of range: '{}' has {} columns", col, path, width), d.span);
   }
-  DirectiveRecord record{0, Directive::Kind::kObserve, d.label, {}, nullptr, nullptr, {}};
-  record.rows.reserve(table.rows.size());
   size_t first_line = table.header.empty() ? 1 : 2;
+  auto where = [&](size_t i) { return fmt::format("observe_csv: row at {}:{}: ", path, first_line + i); };
+  std::optional<PlatePlan> plan = plates_ ? plan_plate(*trace_, d.name) : std::nullopt;
+  if (plan && plan->program->params == (d.with_index ? 2u : 1u) && !table.rows.empty()) {
+    const Expr* site = apply_site(d.name);
+    auto plate = std::make_unique<PlateNode>(site, plan->program, plan->procedure, plan->inputs);
+    plate->args.resize(plan->program->params);
+    PlateColumn& xs = plate->args.back();
+    std::vector<double> x;
+    for (size_t i = 0; i < table.rows.size(); ++i) {
+      const std::vector<double>& row = table.rows[i];
+      x.clear();
+      for (size_t j = 0; j < row.size(); ++j)
+        if (j != col) x.push_back(row[j]);
+      if (d.with_index) plate->args[0].push(static_cast<double>(i));
+      xs.push_vector(x.data(), x.size());
+      plate->observed.push(row[col]);
+    }
+    plate->rows = table.rows.size();
+    table = {};
+    try {
+      plate->total = score_new_rows(*plate, 0, site, where);
+    } catch (Error& e) {
+      throw Error(e.kind(), e.message(), d.span);
+    }
+    plate->total_valid = true;
+    trace_->attach_plate(plate.get());
+    add_record(DirectiveRecord{0, Directive::Kind::kObserve, d.label, {}, plate.release(), nullptr, {}, {}});
+    return;
+  }
+  DirectiveRecord record{0, Directive::Kind::kObserve, d.label, {}, nullptr, nullptr, {}, {}};
+  record.rows.reserve(table.rows.size());
   try {
     for (size_t i = 0; i < table.rows.size(); ++i) {
       const std::vector<double>& row = table.rows[i];
@@ -383,7 +461,7 @@ void Engine::observe_csv(const Directive& d) {
       try {
         record.rows.push_back(observe_row(d.name, args, row[col]));
       } catch (Error& e) {
-        throw Error(e.kind(), fmt::format("observe_csv: row at {}:{}: {}", path, first_line + i, e.message()), d.span);
+        throw Error(e.kind(), where(i) + e.message(), d.span);
       }
     }
   } catch (...) {

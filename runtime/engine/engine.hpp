@@ -26,6 +26,7 @@ struct DirectiveRecord {
   Node* root = nullptr;
   const Expr* expr = nullptr;
   std::vector<Node*> rows;  // observe_csv: the root of each row's observation (root is then null)
+  std::string bulk;         // observe_apply into a plate: the procedure, so the next row of it joins the plate
 };
 
 class Engine {
@@ -35,6 +36,9 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
+  /// Whether bulk observations (observe_csv, observe_apply) of a procedure a plate can run are stored as plate
+  /// rows (the default) or as one family per row. Same draws from the trace's stream either way.
+  void set_plates(bool on) { plates_ = on; }
   void set_params(ParamMap params) { params_ = std::move(params); }
   const ParamMap& params() const { return params_; }
   SpRegistry& registry() { return registry_; }
@@ -82,6 +86,11 @@ class Engine {
   void constrain_new(Node* root, Node* c, const Value& v, const Expr* e);
   void observe_root(Node* root, const Expr* e, const Value& v, const std::string& label);
   const Expr* apply_site(const std::string& procedure);
+  /// Scores rows [first, rows) of `plate` (drawing what the general path would draw); on an error, the rows
+  /// are dropped again and the error names the row through `where`.
+  double score_new_rows(PlateNode& plate, size_t first, const Expr* site,
+                        const std::function<std::string(size_t)>& where);
+  void drop_root(const DirectiveRecord& r);
 
   SpRegistry registry_;
   std::unique_ptr<Trace> trace_;
@@ -93,6 +102,7 @@ class Engine {
   std::function<void(const Value&, const Directive&)> output_;
   std::map<std::string, const Expr*> apply_sites_;
   std::set<std::string> program_scopes_;
+  bool plates_ = true;
 };
 
 }  // namespace vnt

@@ -14,6 +14,7 @@
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
+#include "runtime/trace/plate.hpp"
 #include "runtime/trace/trace.hpp"
 
 namespace vnt {
@@ -61,6 +62,24 @@ void check_section(const Scaffold& s, Node* border, Node* root) {
   s.absorbing.for_each(check_parents);
 }
 
+/// Rows of the plates a border feeds (plates come first among its children).
+size_t plate_rows(const Node* n) {
+  size_t rows = 0;
+  for (size_t i = 0; i < n->plate_children; ++i) rows += as_plate(n->children[i])->rows;
+  return rows;
+}
+
+/// The rows of one plate under the border during a transition: scored against the old and the new border value.
+struct PlateVisit {
+  PlateNode* plate;
+  size_t first;  // section number of row 0
+  std::optional<PlateEvaluator> now, before;
+  std::vector<uint32_t> rows, slots;  // the current mini-batch: row numbers and their places in it
+  std::vector<double> a, b;
+  double new_sum = 0;
+  size_t visited = 0;
+};
+
 [[noreturn]] void fail(const BlockSpec& spec, const std::string& reason) {
   throw Error(ErrorKind::kInference,
               fmt::format("subsampled_mh: cannot subsample scope '{}': {}", spec.scope, reason), spec.span);
@@ -79,6 +98,10 @@ class Transition {
  private:
   double visit(Node* root);
   void restore_sections();
+  /// Section number s of the border: a plate row (queued in its PlateVisit) or a child visited now.
+  void visit_section(size_t s, size_t slot, double* out);
+  void score_plates(double* out);
+  void start_plate(PlateVisit& pv);
 
   Trace& t_;
   const BlockSpec& spec_;
@@ -90,7 +113,67 @@ class Transition {
   std::vector<Section> visited_;
   std::vector<SectionChain> chains_;  // sections evaluated from values alone (nothing to undo)
   std::vector<Value> chain_values_;   // their new link values, in order
+  std::vector<PlateVisit> plates_;
+  size_t plate_rows_ = 0;
+  const Scaffold* global_ = nullptr;
 };
+
+void Transition::start_plate(PlateVisit& pv) {
+  std::vector<const Value*> in = current_inputs(*pv.plate);
+  bool reads_border = false;
+  for (size_t i = 0; i < pv.plate->inputs.size(); ++i) {
+    Node* x = pv.plate->inputs[i];
+    if (x == border_) {
+      reads_border = true;
+      continue;
+    }
+    if (global_->is_resampling(x) || is_child_of(x, border_))
+      throw NotPartitionable{"a local section also reads another value that the proposal changes"};
+    ensure_fresh(t_, x, border_);
+  }
+  VNT_ASSERT(reads_border, "a plate under the border does not read it");
+  pv.now.emplace(*pv.plate, in);
+  for (size_t i = 0; i < pv.plate->inputs.size(); ++i)
+    if (pv.plate->inputs[i] == border_) in[i] = &old_value_;
+  pv.before.emplace(*pv.plate, std::move(in));
+}
+
+void Transition::visit_section(size_t s, size_t slot, double* out) {
+  if (s >= plate_rows_) {
+    out[slot] = visit(border_->children[border_->plate_children + (s - plate_rows_)]);
+    return;
+  }
+  size_t p = 0;
+  while (s >= plates_[p].first + plates_[p].plate->rows) ++p;
+  plates_[p].rows.push_back(static_cast<uint32_t>(s - plates_[p].first));
+  plates_[p].slots.push_back(static_cast<uint32_t>(slot));
+}
+
+void Transition::score_plates(double* out) {
+  for (PlateVisit& pv : plates_) {
+    const size_t k = pv.rows.size();
+    if (k == 0) continue;
+    if (!pv.now) start_plate(pv);
+    pv.a.resize(k);
+    pv.b.resize(k);
+    try {
+      pv.now->rows(pv.rows.data(), k, pv.a.data());
+    } catch (const Error& e) {
+      // Impossible under the proposed value: the test rejects.
+      if (e.kind() != ErrorKind::kDomain && e.kind() != ErrorKind::kZeroProbability) throw;
+      std::fill(pv.a.begin(), pv.a.end(), kNegInf);
+    }
+    pv.before->rows(pv.rows.data(), k, pv.b.data());
+    for (size_t j = 0; j < k; ++j) {
+      out[pv.slots[j]] = pv.a[j] - pv.b[j];
+      pv.new_sum += pv.a[j];
+    }
+    pv.visited += k;
+    st_.stats.sections_visited += k;
+    pv.rows.clear();
+    pv.slots.clear();
+  }
+}
 
 double Transition::visit(Node* root) {
   SectionChain chain;
@@ -161,18 +244,31 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   const double mu0 = (std::log(t_.rng().uniform()) - alpha_g) / static_cast<double>(n);
   std::vector<uint32_t>* order_ptr = exact_ ? nullptr : &st_.order_for(border_, n);
   Rng* order_rng = exact_ ? nullptr : &st_.order_rng(t_);
+  for (size_t i = 0, first = 0; i < border_->plate_children; ++i) {
+    auto* p = as_plate(border_->children[i]);
+    plates_.push_back(PlateVisit{p, first, {}, {}, {}, {}, {}, {}, 0, 0});
+    first += p->rows;
+  }
+  plate_rows_ = plate_rows(border_);
+  global_ = &global;
   size_t drawn = 0;
   SequentialTestConfig cfg{std::isnan(mu0) ? std::numeric_limits<double>::infinity() : mu0, n, opts_.batch,
                            opts_.epsilon, opts_.min_batches};
   SequentialTestResult result;
   try {
-    result = sequential_test(cfg, st_.cache(), [&]() -> double {
-      // Incremental Fisher-Yates: a uniform draw without replacement, O(1) per section.
-      if (order_rng == nullptr) return visit(border_->children[drawn++]);  // exact: every section, in order
-      std::vector<uint32_t>& order = *order_ptr;
-      size_t j = drawn + order_rng->below(n - drawn);
-      std::swap(order[drawn], order[j]);
-      return visit(border_->children[order[drawn++]]);
+    result = sequential_test_batched(cfg, st_.cache(), [&](size_t k, double* out) {
+      for (size_t j = 0; j < k; ++j) {
+        if (order_rng == nullptr) {
+          visit_section(drawn++, j, out);  // exact: every section, in order
+          continue;
+        }
+        // Incremental Fisher-Yates: a uniform draw without replacement, O(1) per section.
+        std::vector<uint32_t>& order = *order_ptr;
+        size_t r = drawn + order_rng->below(n - drawn);
+        std::swap(order[drawn], order[r]);
+        visit_section(order[drawn++], j, out);
+      }
+      score_plates(out);
     });
   } catch (...) {
     restore_sections();
@@ -192,9 +288,15 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
       values += c.links();
       c.root()->version = border_->version;
     }
+    for (PlateVisit& pv : plates_) {
+      // A plate stores no computed value, only its total, known again only if every row was scored.
+      pv.plate->total = pv.new_sum;
+      pv.plate->total_valid = pv.visited == pv.plate->rows;
+    }
     auto& stale = t_.stale_borders();
-    if (drawn < n)
-      stale[border_] = n - drawn;
+    const size_t node_sections = n - plate_rows_, seen = visited_.size() + chains_.size();
+    if (seen < node_sections)
+      stale[border_] = node_sections - seen;
     else
       stale.erase(border_);
     return true;
@@ -229,13 +331,14 @@ BorderInfo find_border(Node* v) {
   Scaffold none;
   Node* cur = v;
   while (true) {
-    size_t branches = cur->children.size() - cur->request_children;
-    if (branches >= 2) {
+    size_t branches = cur->children.size() - cur->request_children - cur->plate_children;
+    size_t sections = branches + plate_rows(cur);  // each plate row is a local section
+    if (sections >= 2) {
       if (cur->request_children > 0)
         return {nullptr, 0, "the node with several branches is also an argument of a procedure call"};
-      return {cur, branches, {}};
+      return {cur, sections, {}};
     }
-    if (branches == 0) return {};
+    if (branches == 0) return {};  // nothing below, or one plate row, which absorbs the change: N <= 1
     Node* next = nullptr;
     for (Node* c : cur->children)
       if (c->kind != NodeKind::kRequest) next = c;

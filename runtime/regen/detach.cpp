@@ -45,6 +45,11 @@ double Detach::detach_and_extract() {
 
 double Detach::detach(Node* n) {
   double w = 0;
+  if (n->kind == NodeKind::kPlate) {
+    // Kept in the Db so that restoring a rejected proposal does not rescore every row.
+    w += plate_total(*as_plate(n));
+    db_.put_value(n, as_plate(n)->total);
+  }
   if (n->kind == NodeKind::kOutput) {
     OutputNode* out = as_output(n);
     if (const SpProcedure* p = primitive_at(out)) {

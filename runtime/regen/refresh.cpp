@@ -25,6 +25,7 @@ void for_each_parent(Node* n, F&& f) {
 
 /// If `n` is a stale section root (a child of a border whose version moved on), repairs its section.
 void repair_if_stale_root(Trace& t, Node* n, Node* except_border) {
+  if (n->kind == NodeKind::kPlate) return;  // stores nothing computed: never stale
   auto& stale = t.stale_borders();
   for_each_parent(n, [&](Node* p) {
     if (p != except_border && n->version != p->version && stale.find(p) != stale.end()) refresh_section(t, p, n);
@@ -64,7 +65,7 @@ void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_
 
 void refresh_section(Trace& trace, Node* border, Node* root) {
   auto it = trace.stale_borders().find(border);
-  if (root->version == border->version) return;
+  if (root->version == border->version || root->kind == NodeKind::kPlate) return;
   Scaffold local = build_local_scaffold(trace, border, root);
   Db db(trace);
   detach_and_extract(trace, local, db);

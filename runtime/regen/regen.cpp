@@ -143,6 +143,18 @@ double Regen::regen_parents(Node* n) {
 
 double Regen::attach(Node* n) {
   double w = regen_parents(n);
+  if (n->kind == NodeKind::kPlate) {
+    PlateNode* p = as_plate(n);
+    try {
+      const Value* saved = restore_ ? db_.value(n) : nullptr;
+      p->total = saved != nullptr ? std::get<double>(*saved) : PlateEvaluator(*p, current_inputs(*p)).sum();
+      p->total_valid = true;
+    } catch (...) {
+      undo_.extract_parents(n);
+      throw;
+    }
+    return w + p->total;
+  }
   if (n->kind != NodeKind::kOutput) return w;
   OutputNode* out = as_output(n);
   try {

@@ -9,6 +9,7 @@
 #include "runtime/regen/db.hpp"
 #include "runtime/scaffold/scaffold.hpp"
 #include "runtime/sp/args.hpp"
+#include "runtime/trace/plate.hpp"
 #include "runtime/trace/trace.hpp"
 
 namespace vnt {
@@ -108,6 +109,12 @@ void for_each_definite_parent(Node* n, F&& f) {
       f(out->request);
       return;
     }
+    case NodeKind::kPlate: {
+      PlateNode* p = as_plate(n);
+      f(p->procedure);
+      for (Node* in : p->inputs) f(in);
+      return;
+    }
   }
 }
 
@@ -118,11 +125,13 @@ inline size_t definite_parent_count(const Node* n) {
     case NodeKind::kLookup: return 1;
     case NodeKind::kRequest: return 1 + static_cast<const RequestNode*>(n)->output->operands.size();
     case NodeKind::kOutput: return 2 + static_cast<const OutputNode*>(n)->operands.size();
+    case NodeKind::kPlate: return 1 + static_cast<const PlateNode*>(n)->inputs.size();
   }
   return 0;
 }
 inline Node* definite_parent(Node* n, size_t i) {
   if (n->kind == NodeKind::kLookup) return as_lookup(n)->source;
+  if (n->kind == NodeKind::kPlate) return i == 0 ? as_plate(n)->procedure : as_plate(n)->inputs[i - 1];
   OutputNode* out = n->kind == NodeKind::kRequest ? as_request(n)->output : as_output(n);
   if (i == 0) return out->op;
   if (i <= out->operands.size()) return out->operands[i - 1];

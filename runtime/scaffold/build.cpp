@@ -7,6 +7,7 @@
 #include "runtime/scaffold/scaffold.hpp"
 #include "runtime/sp/sp.hpp"
 #include "runtime/syntax/expr.hpp"
+#include "runtime/trace/plate.hpp"
 #include "runtime/trace/procedures.hpp"
 #include "runtime/trace/trace.hpp"
 
@@ -146,6 +147,7 @@ class Builder {
 bool can_absorb_change(const Scaffold& s, Node* node, Node* parent) {
   switch (node->kind) {
     case NodeKind::kConstant: return true;
+    case NodeKind::kPlate: return parent != as_plate(node)->procedure;  // rows are rescored, never resampled
     case NodeKind::kLookup: return false;
     case NodeKind::kRequest: {
       OutputNode* out = as_request(node)->output;

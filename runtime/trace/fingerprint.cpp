@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "runtime/sp/sp.hpp"
+#include "runtime/trace/plate.hpp"
 #include "runtime/trace/trace.hpp"
 
 namespace vnt {
@@ -49,6 +50,13 @@ class Printer {
         for (Node* x : o->operands) out_ += fmt::format(" arg=#{}", id(x));
         out_ += fmt::format(" req=#{}", id(o->request));
         for (Node* e : o->esr_parents) out_ += fmt::format(" esr=#{}", id(e));
+        break;
+      }
+      case NodeKind::kPlate: {
+        // The cached total is not state; rows are fixed data, so their count identifies them.
+        PlateNode* p = as_plate(n);
+        out_ += fmt::format(" proc=#{} rows={}", id(p->procedure), p->rows);
+        for (Node* x : p->inputs) out_ += fmt::format(" in=#{}", id(x));
         break;
       }
     }

@@ -14,7 +14,7 @@ namespace vnt {
 struct Expr;
 struct OutputNode;
 
-enum class NodeKind : uint8_t { kConstant, kLookup, kRequest, kOutput };
+enum class NodeKind : uint8_t { kConstant, kLookup, kRequest, kOutput, kPlate };
 
 /// Common part. The trace owns nodes; edges are plain pointers. Children lists hold every node that reads
 /// this one (lookups, applications using it as operator/operand, outputs using it as an ESR parent).
@@ -26,6 +26,7 @@ struct Node {
   bool observation_root = false; // the root of an observe directive
   uint32_t num_requests = 0;     // when this node is a family root: how many ESR edges point at it
   uint32_t request_children = 0; // how many children are request nodes (so other children are counted in O(1))
+  uint32_t plate_children = 0;   // how many children are plates (kept first in `children`; see plate.hpp)
   uint32_t version = 0;          // of a border: bumped by each accepted subsampled move; of a local section's
                                  // root: the border version its values were computed from (stale if older)
   Value value;

@@ -6,6 +6,7 @@
 
 #include "runtime/sp/sp.hpp"
 #include "runtime/syntax/expr.hpp"
+#include "runtime/trace/plate.hpp"
 #include "runtime/trace/procedures.hpp"
 
 namespace vnt {
@@ -53,6 +54,7 @@ void Trace::delete_node(Node* n) {
     case NodeKind::kLookup: delete static_cast<LookupNode*>(n); break;
     case NodeKind::kRequest: delete static_cast<RequestNode*>(n); break;
     case NodeKind::kOutput: delete static_cast<OutputNode*>(n); break;
+    case NodeKind::kPlate: delete static_cast<PlateNode*>(n); break;
   }
 }
 
@@ -66,12 +68,28 @@ void Trace::destroy_family(Node* root) {
   delete_node(root);
 }
 
+void Trace::attach_plate(PlateNode* plate) {
+  ++live_nodes_;
+  add_child(plate->procedure, plate);
+  for (Node* in : plate->inputs) add_child(in, plate);
+}
+
+void Trace::destroy_plate(PlateNode* plate) {
+  for (auto it = plate->inputs.rbegin(); it != plate->inputs.rend(); ++it) remove_child(*it, plate);
+  remove_child(plate->procedure, plate);
+  delete_node(plate);
+}
+
 void Trace::remove_child(Node* parent, Node* child) {
   auto& c = parent->children;
   auto it = std::find(c.rbegin(), c.rend(), child);
   VNT_ASSERT(it != c.rend(), "child edge missing on removal");
   c.erase(std::next(it).base());
   if (child->kind == NodeKind::kRequest) --parent->request_children;
+  if (child->kind == NodeKind::kPlate) {
+    --parent->plate_children;
+    return;
+  }
   if (auto s = stale_borders_.find(parent); s != stale_borders_.end() && child->version != parent->version)
     if (--s->second == 0) stale_borders_.erase(s);
 }

@@ -19,6 +19,7 @@
 namespace vnt {
 
 class Sp;
+struct PlateNode;
 
 class Trace {
  public:
@@ -36,9 +37,17 @@ class Trace {
   OutputNode* new_application(const Expr* e, Node* op, std::vector<Node*> operands, EnvPtr env);
   /// Deletes the nodes of a family that is no longer linked into the trace (not its requested families).
   void destroy_family(Node* root);
+  /// Links a plate under its procedure and inputs (it then belongs to the trace) / unlinks and deletes it.
+  void attach_plate(PlateNode* plate);
+  void destroy_plate(PlateNode* plate);
   size_t live_nodes() const { return live_nodes_; }
 
   void add_child(Node* parent, Node* child) {
+    if (child->kind == NodeKind::kPlate) {
+      // Plates come first, so the local sections of a border are numbered plate rows first, in O(#plates).
+      parent->children.insert(parent->children.begin() + parent->plate_children++, child);
+      return;  // a plate stores nothing computed from its parents: never stale
+    }
     parent->children.push_back(child);
     if (child->kind == NodeKind::kRequest) ++parent->request_children;
     // Only borders of accepted subsampled moves have versions; a child re-attached with an old one is stale.

@@ -1,0 +1,139 @@
+// A plate: many observations (proc args_i) = y_i of one compound procedure, kept as rows of data instead of a
+// family of nodes per row. It applies when the procedure's body is a tree of builtin applications over its
+// parameters, global variables and constants, ending in one random builtin (e.g. (bernoulli (linear_logistic
+// w x))): then a row stores no intermediate value, only its arguments and observed value, and a row's log
+// density is recomputed from the current values of the globals it reads (its inputs). A plate is one node:
+// the child of each input, absorbing every change of them (Def. 4), and for subsampled_mh each row is a local
+// section. Nothing in a row can go stale, since nothing computed is stored.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/trace/node.hpp"
+
+namespace vnt {
+
+class Sp;
+class Trace;
+class Rng;
+
+/// The compiled body: ops in evaluation order (operands first); the last op is the observed random application.
+struct PlateOp {
+  enum class Kind : uint8_t { kParam, kInput, kConst, kApply };
+  Kind kind = Kind::kConst;
+  uint32_t index = 0;            // kParam: parameter number; kInput: input number
+  Value constant;                // kConst
+  const Sp* sp = nullptr;        // kApply
+  std::vector<uint32_t> args;    // kApply: op numbers of the operands
+  const Expr* expr = nullptr;    // kApply: the application, for error positions
+};
+
+struct PlateProgram {
+  enum class Fused : uint8_t { kNone, kLogistic };
+  std::vector<PlateOp> ops;
+  size_t params = 0;
+  /// kLogistic: the body is (bernoulli (linear_logistic input param)); rows are scored with one dot product
+  /// and a softplus, exact in both tails, when that parameter's column is dense.
+  Fused fused = Fused::kNone;
+  uint32_t fused_input = 0;  // kLogistic: the input holding the weights
+  uint32_t fused_param = 0;  // kLogistic: the parameter holding the features
+};
+
+/// One argument (or the observed value) of every row: dense doubles while every value is a number (width 0)
+/// or a vector of one length, generic values otherwise.
+class PlateColumn {
+ public:
+  void push(const Value& v);
+  /// push(vector x) without making the vector value.
+  void push_vector(const double* x, size_t n);
+  void pop();
+  Value value(size_t i) const;
+  /// The stored value of row i of a generic column, or nullptr for a dense one.
+  const Value* stored(size_t i) const { return generic_ ? &values_[i] : nullptr; }
+  bool dense() const { return !generic_; }
+  bool vectors() const { return vectors_; }
+  size_t width() const { return width_; }
+  /// Row i of a dense column: width() doubles (one for numbers).
+  const double* row(size_t i) const { return data_.data() + i * stride(); }
+  size_t size() const { return size_; }
+  size_t bytes() const;
+
+ private:
+  size_t stride() const { return width_ == 0 ? 1 : width_; }
+  void make_generic();
+
+  bool generic_ = false;
+  bool vectors_ = false;  // dense rows are vectors (else numbers)
+  size_t width_ = 0;
+  size_t size_ = 0;
+  std::vector<double> data_;
+  std::vector<Value> values_;
+};
+
+struct PlateNode : Node {
+  PlateNode(const Expr* site, std::shared_ptr<const PlateProgram> p, Node* proc, std::vector<Node*> in)
+      : Node(NodeKind::kPlate, site), program(std::move(p)), procedure(proc), inputs(std::move(in)) {}
+
+  std::shared_ptr<const PlateProgram> program;
+  Node* procedure;              // the constant node holding the procedure (a parent, so it is not forgotten)
+  std::vector<Node*> inputs;    // the globals the body reads, in kInput order (parents)
+  std::vector<PlateColumn> args;  // one column per parameter
+  PlateColumn observed;
+  size_t rows = 0;
+  double total = 0;             // sum of the rows' log densities at the inputs' current values ...
+  bool total_valid = false;     // ... while this holds (an accepted subsampled move clears it)
+};
+
+inline PlateNode* as_plate(Node* n) { return static_cast<PlateNode*>(n); }
+
+/// Scores rows of a plate with given input values (e.g. the proposed value of one input, the others as in the
+/// trace). SP errors carry the position of the application that raised them.
+class PlateEvaluator {
+ public:
+  PlateEvaluator(const PlateNode& plate, std::vector<const Value*> inputs);
+  /// log p(y_i | inputs) of row i.
+  double row(size_t i);
+  /// out[j] = log p(y_rows[j] | inputs).
+  void rows(const uint32_t* rows, size_t k, double* out);
+  /// out[j] = log p(y_(first + j) | inputs).
+  void range(size_t first, size_t k, double* out);
+  /// Sum over every row.
+  double sum();
+  /// Draws the observed random application of row i (what evaluating the row would draw; the value is dropped).
+  void simulate(size_t i, Rng& rng);
+
+ private:
+  double generic(size_t i, Rng* rng);
+  double logistic(size_t i) const;
+
+  const PlateNode& p_;
+  std::vector<const Value*> in_;
+  std::vector<Value> slots_;
+  std::vector<const Value*> ptrs_;
+  bool fused_ = false;
+  Eigen::VectorXd w_;  // kLogistic: the weights, bias first (zero if none)
+  size_t width_ = 0;
+};
+
+/// The inputs' current values, in kInput order.
+std::vector<const Value*> current_inputs(const PlateNode& plate);
+
+/// plate.total, recomputed from the inputs' current values if it is not valid.
+double plate_total(PlateNode& plate);
+
+/// What a plate for `procedure` would read: nullopt if the procedure is not a global lambda whose body a
+/// plate can run (then observations take the general path, one family per row).
+struct PlatePlan {
+  std::shared_ptr<const PlateProgram> program;
+  Node* procedure = nullptr;
+  std::vector<Node*> inputs;
+};
+std::optional<PlatePlan> plan_plate(Trace& trace, const std::string& procedure);
+
+}  // namespace vnt
