@@ -254,7 +254,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   global_ = &global;
   size_t drawn = 0;
   SequentialTestConfig cfg{std::isnan(mu0) ? std::numeric_limits<double>::infinity() : mu0, n, opts_.batch,
-                           opts_.epsilon, opts_.min_batches};
+                           opts_.epsilon, opts_.min_batches, opts_.spending};
   SequentialTestResult result;
   try {
     result = sequential_test_batched(cfg, st_.cache(), [&](size_t k, double* out) {
@@ -387,7 +387,7 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
 bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts,
                               SubsampledState& state) {
   ++state.stats.transitions;
-  state.cache().bind(opts.epsilon, opts.batch);
+  state.cache().bind(opts.epsilon, opts.batch, opts.spending);
   state.order_rng(trace);  // split off before anything else draws, so exact-mh runs can mirror it
   BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
   if (choice.principals.empty()) return false;

@@ -32,7 +32,7 @@ void SequentialTestConfig::validate() const {
 SequentialTest::SequentialTest(const SequentialTestConfig& cfg, TQuantileCache& cache)
     : cfg_(cfg), cache_(cache) {
   cfg_.validate();
-  cache_.bind(cfg_.epsilon, cfg_.batch);
+  cache_.bind(cfg_.epsilon, cfg_.batch, cfg_.spending);
   // alpha_g = −inf (the global section has zero density under the proposal) gives mu0 = +inf: no finite
   // mean can reach it, so the exact decision is known before drawing anything. Likewise −inf accepts.
   if (std::isinf(cfg_.mu0)) finish(cfg_.mu0 < 0.0, true);

@@ -22,6 +22,7 @@ struct SequentialTestConfig {
   size_t batch;            ///< m (Nbatch), the mini-batch size
   double epsilon;          ///< ε, the error bound of one test; 0 runs to n = N (exact MH)
   size_t min_batches = 1;  ///< k0, mini-batches seen before the first test
+  ErrorSpending spending = ErrorSpending::kPerTest;  ///< what ε bounds: each test, or the whole decision
 
   /// Checks the user-facing options Nbatch ≥ 1, 0 ≤ eps < 1, k0 ≥ 1. Throws kInference naming the option.
   static void validate_options(size_t batch, double epsilon, size_t min_batches);

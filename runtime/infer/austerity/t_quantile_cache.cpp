@@ -4,6 +4,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 
 #include "runtime/core/error.hpp"
@@ -24,11 +25,17 @@ double TQuantileCache::compute(double epsilon, size_t df) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
+double TQuantileCache::epsilon_at(size_t k) const {
+  if (spending_ == ErrorSpending::kPerTest) return epsilon_;
+  const auto kk = static_cast<double>(k);
+  return epsilon_ * 6.0 / (std::numbers::pi * std::numbers::pi * kk * kk);
+}
+
 double TQuantileCache::fill(size_t k) {
   VNT_ASSERT(batch_ >= 1 && k >= 1 && k * batch_ >= 2, "t critical value for test {} with Nbatch {}", k,
              batch_);
   if (critical_.size() < k) critical_.resize(k, std::numeric_limits<double>::quiet_NaN());
-  const double c = compute(epsilon_, k * batch_ - 1);
+  const double c = compute(epsilon_at(k), k * batch_ - 1);
   critical_[k - 1] = c;
   return c;
 }

@@ -5,12 +5,19 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace vnt {
 
 /// What one step of the sequential test concludes.
 enum class TestOutcome { kContinue, kAccept, kReject };
+
+/// What ε bounds. kPerTest (the papers' rule): each test's error, so a decision made after k tests may err
+/// with probability up to about k·ε. kPerDecision: the whole decision's, spending ε_k = 6ε/(π²k²) on test k
+/// (Σ_k ε_k = ε, so by the union bound the decision errs with probability at most ε under the t
+/// approximation) at the price of larger critical values, hence more data per decision.
+enum class ErrorSpending : uint8_t { kPerTest, kPerDecision };
 
 /// Memoised critical values for one (ε, Nbatch) pair. The k-th test (k ≥ 1) of a sequential test sees
 /// n = k·Nbatch values (only the last, partial mini-batch has n = N, and that one is decided exactly),
@@ -20,21 +27,27 @@ class TQuantileCache {
  public:
   TQuantileCache() = default;
   /// Ready for (ε, Nbatch) without checking them. Preconditions: 0 ≤ ε < 1, batch ≥ 1.
-  TQuantileCache(double epsilon, size_t batch) { bind(epsilon, batch); }
+  TQuantileCache(double epsilon, size_t batch, ErrorSpending spending = ErrorSpending::kPerTest) {
+    bind(epsilon, batch, spending);
+  }
 
   /// Rebinds to (ε, Nbatch), dropping the cached values if either changed; O(1) when unchanged.
   /// Preconditions as for the constructor (SequentialTestConfig::validate checks them).
-  void bind(double epsilon, size_t batch) {
-    if (epsilon == epsilon_ && batch == batch_) return;
+  void bind(double epsilon, size_t batch, ErrorSpending spending = ErrorSpending::kPerTest) {
+    if (epsilon == epsilon_ && batch == batch_ && spending == spending_) return;
     epsilon_ = epsilon;
     batch_ = batch;
+    spending_ = spending;
     critical_.clear();
   }
 
   double epsilon() const { return epsilon_; }
   size_t batch() const { return batch_; }
+  ErrorSpending spending() const { return spending_; }
+  /// The error allowed to test k: ε, or 6ε/(π²k²) when spending per decision.
+  double epsilon_at(size_t k) const;
 
-  /// c_k = T⁻¹_{df}(1 − ε) with df = k·Nbatch − 1, the critical value of the k-th test; +inf when ε = 0.
+  /// c_k = T⁻¹_{df}(1 − ε_k) with df = k·Nbatch − 1 and ε_k = epsilon_at(k), the critical value of the k-th test; +inf when ε = 0.
   /// Preconditions: bound, k ≥ 1, k·Nbatch ≥ 2. Throws kInternal if Boost.Math fails.
   double critical(size_t k) {
     if (k <= critical_.size() && !std::isnan(critical_[k - 1])) return critical_[k - 1];
@@ -60,6 +73,7 @@ class TQuantileCache {
 
   double epsilon_ = -1.0;  // unbound until bind()
   size_t batch_ = 0;
+  ErrorSpending spending_ = ErrorSpending::kPerTest;
   std::vector<double> critical_;  // critical_[k − 1] = c_k; NaN = not yet computed
 };
 
