@@ -1,4 +1,5 @@
-// pprun: run a .vnt program (or a REPL without a file), print predictions, write draws and a summary.
+// pprun: run a .vnt program (or a REPL without a file), print predictions, write draws, a summary and the
+// kernel report.
 // Exit codes: 0 ok, 2 usage or program error, 1 internal error.
 // SPDX-License-Identifier: Apache-2.0
 #include <CLI/CLI.hpp>
@@ -24,14 +25,22 @@ std::shared_ptr<const SourceFile> read_source(const std::string& path) {
   return std::make_shared<const SourceFile>(SourceFile{path, read_text_file(path)});
 }
 
-void print_summary(const Draws& draws, std::ostream& out) {
-  if (draws.rows() == 0) return;
+/// The summary table of the collected draws, if any, then the kernel report, if any kernel ran (a blank line
+/// between the two tables).
+void print_summary(const Engine& engine, std::ostream& out) {
+  const Draws& draws = engine.draws();
+  std::string report = format_kernel_report(engine.kernel_reports());
+  if (draws.rows() == 0) {
+    out << report;
+    return;
+  }
   std::vector<ColumnSummary> rows;
   for (size_t i = 0; i < draws.columns().size(); ++i) {
     std::vector<double> v = draws.present(i);
     rows.push_back(summarize(draws.columns()[i], v));
   }
   out << format_summary_table(rows);
+  if (!report.empty()) out << '\n' << report;
 }
 
 int run_file(const Options& o) {
@@ -47,7 +56,7 @@ int run_file(const Options& o) {
     if (!out) raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, std::strerror(errno));
     engine.draws().write_csv(out);
   }
-  if (!o.quiet) print_summary(engine.draws(), std::cout);
+  if (!o.quiet) print_summary(engine, std::cout);
   return 0;
 }
 
@@ -79,7 +88,7 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
                              o.max_depth_limit))
       ->default_val(o.max_depth)
       ->check(depth_range(o.max_depth_limit));
-  app.add_flag("--quiet", o.quiet, "do not print the summary table");
+  app.add_flag("--quiet", o.quiet, "do not print the summary table and the kernel report");
   app.set_version_flag("--version", std::string("pprun ") + VNT_VERSION);
   try {
     app.parse(argc, argv);

@@ -159,4 +159,13 @@ std::vector<double> Runtime::draws(std::string_view column) const {
 
 size_t Runtime::draw_rows() const { return impl_->engine.draws().rows(); }
 
+std::vector<KernelReport> Runtime::kernel_reports() const {
+  std::vector<KernelReport> out;
+  for (const KernelRecord& r : impl_->engine.kernel_reports()) {
+    out.push_back(KernelReport{r.kernel, r.scope, r.block, span_location(r.span), r.transitions, r.accepted,
+                               r.subsampled_transitions, r.sections_visited, r.sections_total, r.exact_transitions});
+  }
+  return out;
+}
+
 }  // namespace vnt

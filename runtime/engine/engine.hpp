@@ -3,11 +3,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,27 @@ struct DirectiveRecord {
   std::string bulk;         // observe_apply into a plate: the procedure, so the next row of it joins the plate
 };
 
+/// What one kernel of an [infer] program did: one record per kernel in the program text of each [infer]
+/// directive, counting the transitions it completed (a bare [infer N] is one `mh default one` kernel).
+struct KernelRecord {
+  std::string kernel;  // "mh" or "subsampled_mh"
+  std::string scope;
+  std::string block;   // "one", "all" or the block value as printed
+  SourceSpan span;     // of the kernel in the program text
+  uint64_t transitions = 0;
+  uint64_t accepted = 0;
+  // subsampled_mh only. Transitions are subsampled, exact (no border, or 'fallback 'mh), or no move (empty block).
+  uint64_t subsampled_transitions = 0;  // decided by the sequential test
+  uint64_t sections_visited = 0;        // local sections scored by those (the data touched)
+  uint64_t sections_total = 0;          // the sum of N over those
+  uint64_t exact_transitions = 0;
+};
+
+/// The kernel report as an aligned table (header "kernel transitions accepted [data touched]", one line per
+/// record, columns separated by two spaces, each line ending in '\n'); empty for no records. The accepted
+/// column is the acceptance rate; "data touched" appears when a record used subsampling or exact fallback.
+std::string format_kernel_report(std::span<const KernelRecord> records);
+
 class Engine {
  public:
   explicit Engine(uint64_t seed = 0);
@@ -44,6 +67,11 @@ class Engine {
   SpRegistry& registry() { return registry_; }
   Trace& trace() { return *trace_; }
   Draws& draws() { return draws_; }
+  const Draws& draws() const { return draws_; }
+  /// One record per kernel of every [infer] run so far, in program order (a program that fails its checks
+  /// before running adds none; one that fails while running keeps the counts of its completed transitions).
+  std::vector<KernelRecord>& kernel_reports() { return kernel_reports_; }
+  const std::vector<KernelRecord>& kernel_reports() const { return kernel_reports_; }
   /// Where the values of predict and sample go (pprun prints them; the API collects them).
   void set_output(std::function<void(const Value&, const Directive&)> out) { output_ = std::move(out); }
 
@@ -99,6 +127,7 @@ class Engine {
   std::vector<DirectiveRecord> directives_;
   size_t next_id_ = 1;
   Draws draws_;
+  std::vector<KernelRecord> kernel_reports_;
   std::function<void(const Value&, const Directive&)> output_;
   std::map<std::string, const Expr*> apply_sites_;
   std::set<std::string> program_scopes_;

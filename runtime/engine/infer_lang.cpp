@@ -1,6 +1,9 @@
 // The inference language of [infer ...]: kernels (mh), combinators (repeat, do, cycle, mixture) and collect.
-// A program is compiled once (validating every argument) and then run.
+// A program is compiled once (validating every argument) and then run; each kernel counts its transitions
+// in the engine's kernel report.
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "parser/syntax.hpp"
@@ -30,6 +33,7 @@ struct InferOp {
   std::vector<double> weights;
   std::vector<std::pair<std::string, const Expr*>> columns;
   SourceSpan span;
+  size_t report = 0;  // kernels: the index of its record in Engine::kernel_reports()
 };
 
 [[noreturn]] void bad(const Syntax& s, std::string message) { throw Error(ErrorKind::kInference, std::move(message), s.span); }
@@ -284,13 +288,73 @@ std::vector<std::pair<std::string, double>> collect_cells(Engine& engine, const 
 
 void collect(Engine& engine, const InferOp& op) { engine.draws().add_row(collect_cells(engine, op)); }
 
+std::string block_name(const BlockSpec& b) {
+  switch (b.mode) {
+    case BlockSpec::Mode::kOne: return "one";
+    case BlockSpec::Mode::kAll: return "all";
+    case BlockSpec::Mode::kValue: break;
+  }
+  return to_string(b.block);
+}
+
+/// Gives every kernel of a checked program its record, in program text order (pre-order).
+void add_kernel_records(Engine& engine, InferOp& op) {
+  if (op.kind == InferOp::Kind::kMh || op.kind == InferOp::Kind::kSubsampled) {
+    op.report = engine.kernel_reports().size();
+    KernelRecord r;
+    r.kernel = op.kind == InferOp::Kind::kMh ? "mh" : "subsampled_mh";
+    r.scope = op.block.scope;
+    r.block = block_name(op.block);
+    r.span = op.span;
+    engine.kernel_reports().push_back(std::move(r));
+  }
+  for (InferOp& c : op.children) add_kernel_records(engine, c);
+}
+
+KernelRecord& count_transition(Engine& engine, const InferOp& op, bool accepted) {
+  KernelRecord& r = engine.kernel_reports()[op.report];
+  ++r.transitions;
+  r.accepted += accepted ? 1 : 0;
+  return r;
+}
+
+/// The "data touched" cell: the share of all their N that the subsampled transitions scored, and the exact ones.
+std::string data_touched(const KernelRecord& r) {
+  std::string out;
+  if (r.subsampled_transitions > 0) {
+    auto k = static_cast<double>(r.subsampled_transitions);
+    auto seen = static_cast<double>(r.sections_visited), total = static_cast<double>(r.sections_total);
+    out = fmt::format("{:.3g} of N (mean {:.0f} of {:.0f} sections)", seen / total, seen / k, total / k);
+  }
+  if (r.exact_transitions > 0)
+    out += fmt::format("{}exact mh in {} of {} transitions", out.empty() ? "" : "; ", r.exact_transitions,
+                       r.transitions);
+  return out;
+}
+
 void run(Engine& engine, const InferOp& op) {
   switch (op.kind) {
     case InferOp::Kind::kMh:
-      for (size_t i = 0; i < op.count; ++i) mh_transition(engine.trace(), op.block, op.mh);
+      for (size_t i = 0; i < op.count; ++i) {
+        bool accepted = mh_transition(engine.trace(), op.block, op.mh);
+        count_transition(engine, op, accepted);
+      }
       return;
     case InferOp::Kind::kSubsampled:
-      for (size_t i = 0; i < op.count; ++i) subsampled_mh_transition(engine.trace(), op.block, op.sub, *op.sub_state);
+      for (size_t i = 0; i < op.count; ++i) {
+        const SubsampledStats before = op.sub_state->stats;
+        bool accepted = subsampled_mh_transition(engine.trace(), op.block, op.sub, *op.sub_state);
+        KernelRecord& r = count_transition(engine, op, accepted);
+        const SubsampledStats& after = op.sub_state->stats;
+        r.exact_transitions += after.exact_transitions - before.exact_transitions;
+        // Only a transition the sequential test decided adds its N. A transition that found the scaffold not
+        // partitionable part-way and fell back to exact mh also counted the sections it had scored: they are
+        // left out, so that the fraction of N is that of the subsampled transitions.
+        if (after.sections_total == before.sections_total) continue;
+        ++r.subsampled_transitions;
+        r.sections_total += after.sections_total - before.sections_total;
+        r.sections_visited += after.sections_visited - before.sections_visited;
+      }
       return;
     case InferOp::Kind::kRepeat:
       for (size_t i = 0; i < op.count; ++i) run(engine, op.children[0]);
@@ -319,8 +383,33 @@ void run(Engine& engine, const InferOp& op) {
 
 }  // namespace
 
+std::string format_kernel_report(std::span<const KernelRecord> records) {
+  if (records.empty()) return {};
+  std::vector<std::array<std::string, 4>> cells{{"kernel", "transitions", "accepted", "data touched"}};
+  bool touched = false;
+  for (const KernelRecord& r : records) {
+    std::string name = fmt::format("{} {} {}", r.kernel, r.scope, r.block);
+    if (r.span.known()) name += fmt::format(" ({})", span_location(r.span));
+    auto share = static_cast<double>(r.accepted) / static_cast<double>(r.transitions);
+    std::string rate = r.transitions == 0 ? "-" : fmt::format("{:.3f}", share);
+    cells.push_back({name, fmt::format("{}", r.transitions), rate, data_touched(r)});
+    touched = touched || !cells.back()[3].empty();
+  }
+  std::array<size_t, 3> width{};
+  for (const auto& line : cells)
+    for (size_t c = 0; c < 3; ++c) width[c] = std::max(width[c], line[c].size());
+  std::string out;
+  for (const auto& line : cells) {
+    out += fmt::format("{:<{}}  {:>{}}  {:>{}}", line[0], width[0], line[1], width[1], line[2], width[2]);
+    if (touched && !line[3].empty()) out += "  " + line[3];
+    out += '\n';
+  }
+  return out;
+}
+
 void run_infer_program(Engine& engine, const parser::Syntax& program) {
   InferOp op = compile_checked(engine, program);
+  add_kernel_records(engine, op);
   size_t rows = engine.draws().rows();
   try {
     run(engine, op);

@@ -52,6 +52,22 @@ class RuntimeError : public std::runtime_error {
   std::string kind_, location_, message_;
 };
 
+/// What one kernel of an inference program did (docs/inference.md, "Kernel report"): one per kernel in the
+/// program text of each infer() call or [infer] directive, counting the transitions it completed.
+struct KernelReport {
+  std::string kernel;    ///< "mh" or "subsampled_mh" (a bare number N is "mh" on default, one)
+  std::string scope;     ///< e.g. "default"
+  std::string block;     ///< "one", "all" or the block value as printed
+  std::string location;  ///< "file:line:col" of the kernel in the program text
+  uint64_t transitions = 0;
+  uint64_t accepted = 0;
+  // subsampled_mh only: its transitions are subsampled, exact, or no move (a block that emptied).
+  uint64_t subsampled_transitions = 0;  ///< decided by the sequential test from a subset of the data
+  uint64_t sections_visited = 0;        ///< local sections those scored (the data touched)
+  uint64_t sections_total = 0;          ///< the sum of N (local sections) over those
+  uint64_t exact_transitions = 0;       ///< made by exact mh: no border (N <= 1), or 'fallback 'mh
+};
+
 struct Options {
   uint64_t seed = 0;                            ///< seed of the trace's single random stream
   std::map<std::string, std::string> params;    ///< values of {name} external parameters
@@ -93,6 +109,9 @@ class Runtime {
   std::vector<std::string> draw_columns() const;
   std::vector<double> draws(std::string_view column) const;
   size_t draw_rows() const;
+  /// The kernel report of every inference program run so far, in order (including kernels of a failed
+  /// infer that had started running). Empty before any infer.
+  std::vector<KernelReport> kernel_reports() const;
 
  private:
   struct Impl;
