@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/subsampled_mh.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -62,6 +63,26 @@ void check_section(const Scaffold& s, Node* border, Node* root) {
   s.absorbing.for_each(check_parents);
 }
 
+/// Whether the value of `x` changes when `border` does: `border` is reached walking up from `x` through
+/// deterministic nodes (a random choice keeps its value and absorbs the change). Walks x's ancestry only.
+bool follows_border(Node* x, Node* border) {
+  std::vector<Node*> todo{x}, seen;
+  while (!todo.empty()) {
+    Node* n = todo.back();
+    todo.pop_back();
+    if (n == border) return true;
+    if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+    seen.push_back(n);
+    if (n->kind == NodeKind::kOutput) {
+      const SpProcedure* p = primitive_at(as_output(n));
+      if (p != nullptr && p->sp().is_random()) continue;
+      for (Node* e : as_output(n)->esr_parents) todo.push_back(e);
+    }
+    for_each_definite_parent(n, [&](Node* p) { todo.push_back(p); });
+  }
+  return false;
+}
+
 /// Rows of the plates a border feeds (plates come first among its children).
 size_t plate_rows(const Node* n) {
   size_t rows = 0;
@@ -102,6 +123,7 @@ class Transition {
   void visit_section(size_t s, size_t slot, double* out);
   void score_plates(double* out);
   void start_plate(PlateVisit& pv);
+  void check_plates(const Scaffold& global) const;
 
   Trace& t_;
   const BlockSpec& spec_;
@@ -115,9 +137,18 @@ class Transition {
   std::vector<Value> chain_values_;   // their new link values, in order
   std::vector<PlateVisit> plates_;
   size_t plate_rows_ = 0;
-  const Scaffold* global_ = nullptr;
   std::vector<size_t> swap_with_;
 };
+
+/// A plate's rows are local sections only if the border is the one input the proposal changes: an input in the
+/// global section, or computed from the border (a local section of its own), would be read by every row. Checked
+/// before the transition draws anything, so a refused partition leaves the stream as exact mh would find it.
+void Transition::check_plates(const Scaffold& global) const {
+  for (size_t i = 0; i < border_->plate_children; ++i)
+    for (Node* x : as_plate(border_->children[i])->inputs)
+      if (x != border_ && (global.is_resampling(x) || follows_border(x, border_)))
+        throw NotPartitionable{"a local section also reads another value that the proposal changes"};
+}
 
 void Transition::start_plate(PlateVisit& pv) {
   std::vector<const Value*> in = current_inputs(*pv.plate);
@@ -128,8 +159,6 @@ void Transition::start_plate(PlateVisit& pv) {
       reads_border = true;
       continue;
     }
-    if (global_->is_resampling(x) || is_child_of(x, border_))
-      throw NotPartitionable{"a local section also reads another value that the proposal changes"};
     ensure_fresh(t_, x, border_);
   }
   VNT_ASSERT(reads_border, "a plate under the border does not read it");
@@ -231,6 +260,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   // Alg. 3 step 1-2: the global section only, stopping at the border.
   Scaffold global = build_scaffold(t_, principals, std::move(kernels), border_);
   if (!global.brush.empty()) throw NotPartitionable{"proposing to it changes the structure of the trace"};
+  check_plates(global);
   ensure_scaffold_fresh(t_, global);
   old_value_ = border_->value;
   old_version_ = border_->version;
@@ -251,7 +281,6 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     first += p->rows;
   }
   plate_rows_ = plate_rows(border_);
-  global_ = &global;
   size_t drawn = 0;
   SequentialTestConfig cfg{std::isnan(mu0) ? std::numeric_limits<double>::infinity() : mu0, n, opts_.batch,
                            opts_.epsilon, opts_.min_batches, opts_.spending};
