@@ -237,7 +237,13 @@ double Engine::score_new_rows(PlateNode& plate, size_t first, const Expr* site,
     PlateEvaluator ev(plate, current_inputs(plate));
     double total = 0;
     for (; i < plate.rows; ++i) {
-      ev.simulate(i, trace_->rng());  // the draw the general path makes before constraining
+      try {
+        ev.simulate(i, trace_->rng());  // the draw the general path makes before constraining
+      } catch (Error& e) {
+        // Raised inside the procedure's body: the call frame the general path's evaluation of the call adds.
+        e.add_frame(fmt::format("in call to '{}' at {}", site->items[0]->name, span_location(site->span)));
+        throw;
+      }
       double lp = ev.row(i);
       if (lp == kNegInf || std::isnan(lp))
         throw Error(ErrorKind::kZeroProbability,
@@ -311,7 +317,8 @@ void Engine::forget(const std::string& label) {
 Value Engine::report(const std::string& label) {
   auto it = find_directive(label);
   if (it == directives_.end()) raise(ErrorKind::kName, "no directive labelled '{}'", label);
-  if (it->root == nullptr) raise(ErrorKind::kName, "'{}' labels a bulk observation, which has no value", label);
+  if (it->root == nullptr || it->root->kind == NodeKind::kPlate)
+    raise(ErrorKind::kName, "'{}' labels a bulk observation, which has no value", label);
   ensure_fresh(*trace_, it->root);
   return it->root->value;
 }

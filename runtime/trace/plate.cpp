@@ -334,7 +334,8 @@ class Compiler {
 }  // namespace
 
 std::optional<PlatePlan> plan_plate(Trace& trace, const std::string& procedure) {
-  Node* n = trace.global(procedure);
+  Node* const bound = trace.global(procedure);
+  Node* n = bound;
   while (n != nullptr && n->kind == NodeKind::kLookup) n = as_lookup(n)->source;
   // A constant lambda of the global environment: its body and the globals it reads are fixed.
   if (n == nullptr || n->kind != NodeKind::kConstant || !is_procedure(n->value)) return std::nullopt;
@@ -342,7 +343,9 @@ std::optional<PlatePlan> plan_plate(Trace& trace, const std::string& procedure) 
   if (proc == nullptr || proc->env() != nullptr) return std::nullopt;
   Compiler c(trace, proc->lambda());
   if (!c.compile(proc->lambda()->items[0].get())) return std::nullopt;
-  return c.finish(n);
+  // The plate hangs from the name's own node (an alias's lookup, not the lambda it finds), as each row's lookup
+  // of the name would: [forget] of the name is then refused while rows use it.
+  return c.finish(bound);
 }
 
 }  // namespace vnt

@@ -81,7 +81,7 @@ struct PlateNode : Node {
       : Node(NodeKind::kPlate, site), program(std::move(p)), procedure(proc), inputs(std::move(in)) {}
 
   std::shared_ptr<const PlateProgram> program;
-  Node* procedure;              // the constant node holding the procedure (a parent, so it is not forgotten)
+  Node* procedure;              // the node the procedure's name is bound to (a parent, so it is not forgotten)
   std::vector<Node*> inputs;    // the globals the body reads, in kInput order (parents)
   std::vector<PlateColumn> args;  // one column per parameter
   PlateColumn observed;

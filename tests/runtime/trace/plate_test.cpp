@@ -328,12 +328,8 @@ TEST_CASE("a body a plate cannot run, or that fails, gives the error of the gene
   });
 }
 
-// BUG (runtime/trace/plate.cpp, PlateEvaluator::generic, and runtime/engine/engine.cpp, score_new_rows): an error
-// raised by an SP inside the body of a plate's procedure (arity, domain, type) gets the application's span but
-// not the call frame the general path adds, "in call to 'f' at <observe_apply>:1:1", so observe_apply (and
-// Runtime::observe_apply's rendered message) reports less than without plates. observe_csv drops the frames on
-// both paths (it rethrows a new Error with the row prefix), so only observe_apply differs.
-TEST_CASE("an error inside a plate's body has the call frame of the general path" * doctest::skip()) {
+// observe_csv drops the frames on both paths (it rethrows with the row's position), so observe_apply is compared.
+TEST_CASE("an error inside a plate's body has the call frame of the general path") {
   for_each_error_case([](const ErrorCase&, const Raised& on, const Raised& off) { CHECK(on.frames == off.frames); });
 }
 

@@ -184,25 +184,21 @@ TEST_CASE("forgetting an alias of the procedure of rows kept one family per row 
   CHECK(forget_alias(e) == "forget: 'f' is still used by other directives");
 }
 
-// BUG (runtime/trace/plate.cpp plan_plate, with runtime/engine/engine.cpp Engine::forget and observe_apply):
-// plan_plate follows f's lookup to g's constant node and makes the plate a child of that node only, so f's own
-// root (the lookup) has no children and [forget f] succeeds, where one family per row refuses it (each row looks
-// f up). Afterwards observe_apply("f", ...) still appends to the plate (the last directive's `bulk` is "f"), so
-// rows of an unbound name are accepted (a third row is added here) instead of the kName error "unbound symbol 'f'".
-TEST_CASE("forgetting an alias of a plate's procedure is refused, as without plates" * doctest::skip()) {
+// The plate hangs from f's own node (the lookup of g), as each row's lookup of f would.
+TEST_CASE("forgetting an alias of a plate's procedure is refused, as without plates") {
   Engine e(5);
   CHECK(forget_alias(e) == "forget: 'f' is still used by other directives");
   REQUIRE(last_plate(e) != nullptr);
-  CHECK_THROWS_AS(e.observe_apply("f", {Value(3.0)}, Value(0.5)), Error);
-  CHECK(last_plate(e)->rows == 2);
+  // f is still bound, and later rows join the plate.
+  e.observe_apply("f", {Value(3.0)}, Value(0.5));
+  CHECK(last_plate(e)->rows == 3);
+  CHECK_THROWS_AS(test::run(e, "[forget f]"), Error);
+  CHECK_THROWS_AS(test::run(e, "[forget g]"), Error);
 }
 
 TEST_CASE("report of an observe_csv label says that it has no value") { check_report_refused(false); }
 
-// BUG (runtime/engine/engine.cpp, Engine::report): it refuses a bulk observation by `root == nullptr`, but an
-// observe_csv stored as a plate has the plate as its root, so report("d") returns the plate's value (nil) instead
-// of the kName error of the general path.
-TEST_CASE("report of an observe_csv label stored as a plate says that it has no value" * doctest::skip()) {
+TEST_CASE("report of an observe_csv label stored as a plate says that it has no value") {
   check_report_refused(true);
 }
 
