@@ -198,6 +198,7 @@ CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool 
       raise(ErrorKind::kIo, "{}:{}: expected {} columns, found {}", name, scanner.line(), width,
             cells.size());
     }
+    table.lines.push_back(scanner.line());
     std::vector<double>& row = table.rows.emplace_back();
     row.reserve(width);
     for (size_t j = 0; j < width; ++j) row.push_back(parse_number(cells[j], name, scanner.line(), j + 1));

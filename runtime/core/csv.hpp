@@ -13,6 +13,7 @@ namespace vnt {
 struct CsvTable {
   std::vector<std::string> header;
   std::vector<std::vector<double>> rows;
+  std::vector<size_t> lines;  // the 1-based line where each row starts (blank lines and quoted breaks count)
 };
 
 /// Writes a header line (skipped if `header` is empty) and one line per row, '\n'-terminated.

@@ -424,8 +424,8 @@ void Engine::observe_csv(const Directive& d) {
       throw Error(ErrorKind::kIo,
                   fmt::format("observe_csv: column {} is out of range: '{}' has {} columns", col, path, width), d.span);
   }
-  size_t first_line = table.header.empty() ? 1 : 2;
-  auto where = [&](size_t i) { return fmt::format("observe_csv: row at {}:{}: ", path, first_line + i); };
+  const std::vector<size_t> lines = std::move(table.lines);
+  auto where = [&](size_t i) { return fmt::format("observe_csv: row at {}:{}: ", path, lines.at(i)); };
   std::optional<PlatePlan> plan = plates_ ? plan_plate(*trace_, d.name) : std::nullopt;
   if (plan && plan->program->params == (d.with_index ? 2u : 1u) && !table.rows.empty()) {
     const Expr* site = apply_site(d.name);
