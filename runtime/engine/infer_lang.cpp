@@ -149,7 +149,7 @@ bool is_proposal(const Syntax& s, std::string_view name) {
 }
 
 InferOp compile_subsampled(const Syntax& s) {
-  // (subsampled_mh scope block Nbatch eps ['drift sigma] T ['k0 K] ['fallback 'mh])
+  // (subsampled_mh scope block Nbatch eps ['drift sigma] T ['k0 K] ['fallback 'mh] ['eps_per 'decision])
   const auto& a = s.items;
   constexpr std::string_view kShape =
       "subsampled_mh: expected (subsampled_mh scope block Nbatch eps ['drift sigma] transitions)";
@@ -190,8 +190,14 @@ InferOp compile_subsampled(const Syntax& s) {
         op.sub.fallback_to_mh = true;
       else if (!(v.kind == Syntax::Kind::kSymbol && v.text == "none"))
         bad(a[i + 1], "subsampled_mh: 'fallback takes 'mh or 'none");
+    } else if (key.text == "eps_per") {
+      const Syntax& v = unquote(a[i + 1]);
+      if (v.kind == Syntax::Kind::kSymbol && v.text == "decision")
+        op.sub.spending = ErrorSpending::kPerDecision;
+      else if (!(v.kind == Syntax::Kind::kSymbol && v.text == "test"))
+        bad(a[i + 1], "subsampled_mh: 'eps_per takes 'test or 'decision");
     } else {
-      bad(a[i], fmt::format("subsampled_mh: unknown option '{}' (known: 'k0, 'fallback)", key.text));
+      bad(a[i], fmt::format("subsampled_mh: unknown option '{}' (known: 'k0, 'fallback, 'eps_per)", key.text));
     }
   }
   op.sub_state = std::make_shared<SubsampledState>();

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,25 @@ TEST_CASE("mh: one record per kernel occurrence, counting every transition it ma
     CHECK(r.sections_total == 0);
     CHECK(r.exact_transitions == 0);
   }
+}
+
+TEST_CASE("subsampled_mh 'eps_per 'decision spends eps over a decision's looks: more data per decision") {
+  // Spread data, so the test must weigh the evidence; the same seed and program but for the option.
+  auto touched = [](const std::string& option) {
+    Engine e(8);
+    test::run(e, "[assume mu (scope_include 'mu 0 (normal 0 1))]\n[assume y (lambda () (normal mu 1))]\n");
+    for (int i = 0; i < 3000; ++i) e.observe_apply("y", {}, Value(1.0 + 2.0 * std::sin(0.7 * i)));
+    test::run(e, "[infer (subsampled_mh mu all 50 0.05 'drift 0.2 150" + option + ")]\n");
+    const KernelRecord& r = e.kernel_reports().at(0);
+    check_counts(r, 150);
+    CHECK(r.subsampled_transitions == 150);
+    return r.sections_visited;
+  };
+  const uint64_t by_default = touched(""), per_test = touched(" 'eps_per 'test"),
+                 per_decision = touched(" 'eps_per 'decision");
+  CHECK(by_default == per_test);  // the paper's rule is the default
+  // Each look's threshold is higher (eps_k = 6 eps / (pi^2 k^2) < eps), so decisions need more sections.
+  CHECK(per_decision > per_test + per_test / 4);
 }
 
 TEST_CASE("a program that fails its checks adds no record; one that runs keeps counting across directives") {
