@@ -59,8 +59,11 @@ class SequentialTest {
   void add(double l) {
     ++n_;
     if (!std::isfinite(l)) return add_nonfinite(l);
+    // 1/n does not depend on the running mean, so its division overlaps the previous value's update instead
+    // of lengthening the chain of dependent operations (the loop is latency-bound).
+    const double inv_n = 1.0 / static_cast<double>(n_);
     const double d = l - mean_;
-    mean_ += d / static_cast<double>(n_);
+    mean_ += d * inv_n;
     m2_ += d * (l - mean_);
   }
 
