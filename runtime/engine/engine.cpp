@@ -380,7 +380,14 @@ std::optional<Value> Engine::execute(Directive d) {
 namespace {
 
 bool looks_like_header(std::string_view text) {
-  std::string_view first = text.substr(0, text.find('\n'));
+  // The first line that is not blank (the parser skips blank lines too).
+  std::string_view first;
+  for (size_t pos = 0; pos < text.size() && first.empty();) {
+    size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) first = line;
+    pos = end + 1;
+  }
   for (char c : first)
     if (std::isalpha(static_cast<unsigned char>(c)) && std::string_view("eEnNaAiIfF").find(c) == std::string_view::npos)
       return true;
