@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/engine/engine.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -379,8 +380,24 @@ std::optional<Value> Engine::execute(Directive d) {
 
 namespace {
 
+/// Whether a cell's text (spaces and one pair of quotes around it allowed) is a number, as strtod reads one.
+bool is_number_text(std::string_view c) {
+  auto trim = [](std::string_view v) {
+    size_t a = v.find_first_not_of(" \t\r"), b = v.find_last_not_of(" \t\r");
+    return a == std::string_view::npos ? std::string_view() : v.substr(a, b - a + 1);
+  };
+  c = trim(c);
+  if (c.size() >= 2 && c.front() == '"' && c.back() == '"') c = trim(c.substr(1, c.size() - 2));
+  if (c.empty()) return false;
+  const std::string text(c);
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size();
+}
+
+/// A file has a header if a cell of its first line that is not blank (the parser skips blank lines too) is not
+/// a number.
 bool looks_like_header(std::string_view text) {
-  // The first line that is not blank (the parser skips blank lines too).
   std::string_view first;
   for (size_t pos = 0; pos < text.size() && first.empty();) {
     size_t end = std::min(text.find('\n', pos), text.size());
@@ -388,9 +405,11 @@ bool looks_like_header(std::string_view text) {
     if (line.find_first_not_of(" \t\r") != std::string_view::npos) first = line;
     pos = end + 1;
   }
-  for (char c : first)
-    if (std::isalpha(static_cast<unsigned char>(c)) && std::string_view("eEnNaAiIfF").find(c) == std::string_view::npos)
-      return true;
+  for (size_t pos = 0; pos <= first.size();) {
+    size_t end = std::min(first.find(',', pos), first.size());
+    if (!is_number_text(first.substr(pos, end - pos))) return true;
+    pos = end + 1;
+  }
   return false;
 }
 
