@@ -79,12 +79,22 @@ size_t PlateColumn::bytes() const {
 // ---------------------------------------------------------------------------------------------------------
 // Scoring.
 
-namespace {
-
-/// log(1 + e^t) without overflow or cancellation.
-inline double softplus(double t) { return t > 0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t)); }
-
-}  // namespace
+std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Value& w) {
+  const PlateProgram& prog = *plate.program;
+  if (prog.fused != PlateProgram::Fused::kLogistic) return std::nullopt;
+  const PlateColumn& x = plate.args[prog.fused_param];
+  if (!x.dense() || !x.vectors() || !plate.observed.dense() || plate.observed.vectors() || !is_vector(w))
+    return std::nullopt;
+  // Sizes the SP would reject are left to the generic path, which raises its error.
+  const Eigen::VectorXd& wv = *std::get<VectorPtr>(w);
+  const auto width = static_cast<Eigen::Index>(x.width());
+  if (wv.size() == width + 1) return wv;
+  if (wv.size() != width) return std::nullopt;
+  Eigen::VectorXd out(width + 1);
+  out[0] = 0;
+  out.tail(width) = wv;
+  return out;
+}
 
 PlateEvaluator::PlateEvaluator(const PlateNode& plate, std::vector<const Value*> inputs)
     : p_(plate), in_(std::move(inputs)) {
@@ -94,21 +104,10 @@ PlateEvaluator::PlateEvaluator(const PlateNode& plate, std::vector<const Value*>
   for (const PlateOp& op : prog.ops) arity = std::max(arity, op.args.size());
   ptrs_.resize(prog.ops.size() + arity);
   if (prog.fused != PlateProgram::Fused::kLogistic) return;
-  const PlateColumn& x = p_.args[prog.fused_param];
-  const Value& w = *in_[prog.fused_input];
-  if (!x.dense() || !x.vectors() || !p_.observed.dense() || p_.observed.vectors() || !is_vector(w)) return;
-  // Sizes the SP would reject are left to the generic path, which raises its error.
-  const Eigen::VectorXd& wv = *std::get<VectorPtr>(w);
-  width_ = x.width();
-  if (static_cast<size_t>(wv.size()) == width_) {
-    w_.resize(static_cast<Eigen::Index>(width_) + 1);
-    w_[0] = 0;
-    w_.tail(static_cast<Eigen::Index>(width_)) = wv;
-  } else if (static_cast<size_t>(wv.size()) == width_ + 1) {
-    w_ = wv;
-  } else {
-    return;
-  }
+  std::optional<Eigen::VectorXd> w = logistic_weights(p_, *in_[prog.fused_input]);
+  if (!w) return;
+  w_ = std::move(*w);
+  width_ = p_.args[prog.fused_param].width();
   fused_ = true;
 }
 
@@ -116,11 +115,7 @@ double PlateEvaluator::logistic(size_t i) const {
   const auto d = static_cast<Eigen::Index>(width_);
   Eigen::Map<const Eigen::VectorXd> x(p_.args[p_.program->fused_param].row(i), d);
   const double z = w_[0] + Eigen::Map<const Eigen::VectorXd>(w_.data() + 1, d).dot(x);  // Eigen's SIMD reduction
-  const double y = *p_.observed.row(i);
-  // log logistic(z) = -softplus(-z), log(1 - logistic(z)) = -softplus(z): exact in both tails.
-  if (y == 1.0) return -softplus(-z);
-  if (y == 0.0) return -softplus(z);
-  return kNegInf;
+  return logistic_log_density(z, *p_.observed.row(i));
 }
 
 double PlateEvaluator::generic(size_t i, Rng* rng) {

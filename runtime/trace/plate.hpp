@@ -8,7 +8,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -22,6 +24,7 @@ namespace vnt {
 class Sp;
 class Trace;
 class Rng;
+class LogisticProxy;
 
 /// The compiled body: ops in evaluation order (operands first); the last op is the observed random application.
 struct PlateOp {
@@ -88,6 +91,9 @@ struct PlateNode : Node {
   size_t rows = 0;
   double total = 0;             // sum of the rows' log densities at the inputs' current values ...
   bool total_valid = false;     // ... while this holds (an accepted subsampled move clears it)
+  /// subsampled_mh 'proxy 'taylor: control variates of the rows (plate_proxy.hpp), built when first needed. They
+  /// depend on the rows' data only, so nothing makes them stale but rows added after they were built.
+  std::shared_ptr<LogisticProxy> proxy;
 };
 
 inline PlateNode* as_plate(Node* n) { return static_cast<PlateNode*>(n); }
@@ -120,6 +126,21 @@ class PlateEvaluator {
   Eigen::VectorXd w_;  // kLogistic: the weights, bias first (zero if none)
   size_t width_ = 0;
 };
+
+/// log(1 + e^t) without overflow or cancellation.
+inline double softplus(double t) { return t > 0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t)); }
+
+/// log p(y | logistic(z)) of a bernoulli observation y (0 or 1; -inf otherwise), exact in both tails:
+/// log logistic(z) = -softplus(-z), log(1 - logistic(z)) = -softplus(z).
+inline double logistic_log_density(double z, double y) {
+  if (y == 1.0) return -softplus(-z);
+  if (y == 0.0) return -softplus(z);
+  return -std::numeric_limits<double>::infinity();
+}
+
+/// For a kLogistic plate whose rows a fused scorer can run (dense feature and observed columns): the weights
+/// value `w` as a vector with the bias first (0 when w is as long as a row's features); nullopt otherwise.
+std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Value& w);
 
 /// The inputs' current values, in kInput order.
 std::vector<const Value*> current_inputs(const PlateNode& plate);

@@ -48,7 +48,7 @@ inline Eigen::VectorXd vec(Engine& e, const std::string& name) { return *std::ge
 inline Value vec2(double a, double b) { return make_vector(Eigen::Vector2d(a, b)); }
 
 /// log(1 + e^t), written independently of plate.cpp.
-inline double softplus(double t) { return std::max(t, 0.0) + std::log1p(std::exp(-std::abs(t))); }
+inline double ref_softplus(double t) { return std::max(t, 0.0) + std::log1p(std::exp(-std::abs(t))); }
 
 inline bool close(double a, double b, double rel) {
   return a == b || std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
