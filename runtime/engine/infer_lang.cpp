@@ -148,8 +148,16 @@ bool is_proposal(const Syntax& s, std::string_view name) {
   return p.kind == Syntax::Kind::kSymbol && p.text == name;
 }
 
+/// An option's value that is one of two symbols (quoted or not): true for `yes`, false for `no`, else an error.
+bool either(const Syntax& arg, std::string_view yes, std::string_view no, std::string_view message) {
+  const Syntax& v = unquote(arg);
+  if (v.kind == Syntax::Kind::kSymbol && v.text == yes) return true;
+  if (v.kind == Syntax::Kind::kSymbol && v.text == no) return false;
+  bad(arg, std::string(message));
+}
+
 InferOp compile_subsampled(const Syntax& s) {
-  // (subsampled_mh scope block Nbatch eps ['drift sigma] T ['k0 K] ['fallback 'mh] ['eps_per 'decision])
+  // (subsampled_mh scope block Nbatch eps ['drift sigma] T ['k0 K] ['fallback 'mh] ['eps_per 'decision] ['proxy 'taylor])
   const auto& a = s.items;
   constexpr std::string_view kShape =
       "subsampled_mh: expected (subsampled_mh scope block Nbatch eps ['drift sigma] transitions)";
@@ -185,19 +193,15 @@ InferOp compile_subsampled(const Syntax& s) {
         bad(a[i + 1], fmt::format("subsampled_mh: k0 must be a positive integer, got {}", parser::span_text(a[i + 1].span)));
       op.sub.min_batches = static_cast<size_t>(k0);
     } else if (key.text == "fallback") {
-      const Syntax& v = unquote(a[i + 1]);
-      if (v.kind == Syntax::Kind::kSymbol && v.text == "mh")
-        op.sub.fallback_to_mh = true;
-      else if (!(v.kind == Syntax::Kind::kSymbol && v.text == "none"))
-        bad(a[i + 1], "subsampled_mh: 'fallback takes 'mh or 'none");
+      op.sub.fallback_to_mh = either(a[i + 1], "mh", "none", "subsampled_mh: 'fallback takes 'mh or 'none");
+    } else if (key.text == "proxy") {
+      op.sub.proxies = either(a[i + 1], "taylor", "none", "subsampled_mh: 'proxy takes 'taylor or 'none");
     } else if (key.text == "eps_per") {
-      const Syntax& v = unquote(a[i + 1]);
-      if (v.kind == Syntax::Kind::kSymbol && v.text == "decision")
-        op.sub.spending = ErrorSpending::kPerDecision;
-      else if (!(v.kind == Syntax::Kind::kSymbol && v.text == "test"))
-        bad(a[i + 1], "subsampled_mh: 'eps_per takes 'test or 'decision");
+      op.sub.spending = either(a[i + 1], "decision", "test", "subsampled_mh: 'eps_per takes 'test or 'decision")
+                            ? ErrorSpending::kPerDecision
+                            : ErrorSpending::kPerTest;
     } else {
-      bad(a[i], fmt::format("subsampled_mh: unknown option '{}' (known: 'k0, 'fallback, 'eps_per)", key.text));
+      bad(a[i], fmt::format("subsampled_mh: unknown option '{}' (known: 'k0, 'fallback, 'eps_per, 'proxy)", key.text));
     }
   }
   op.sub_state = std::make_shared<SubsampledState>();

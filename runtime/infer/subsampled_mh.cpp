@@ -16,6 +16,7 @@
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
 #include "runtime/trace/plate.hpp"
+#include "runtime/trace/plate_proxy.hpp"
 #include "runtime/trace/trace.hpp"
 
 namespace vnt {
@@ -92,9 +93,11 @@ size_t plate_rows(const Node* n) {
 
 /// The rows of one plate under the border during a transition: scored against the old and the new border value.
 struct PlateVisit {
-  PlateNode* plate;
-  size_t first;  // section number of row 0
+  PlateNode* plate = nullptr;
+  size_t first = 0;  // section number of row 0
   std::optional<PlateEvaluator> now, before;
+  LogisticProxy* proxy = nullptr;  // 'proxy 'taylor: rows are scored as residuals against it
+  Eigen::VectorXd w_from, w_to;    // with a proxy: the old and new weights, bias first
   std::vector<uint32_t> rows, slots;  // the current mini-batch: row numbers and their places in it
   std::vector<double> a, b;
   double new_sum = 0;
@@ -124,6 +127,7 @@ class Transition {
   void score_plates(double* out);
   void start_plate(PlateVisit& pv);
   void check_plates(const Scaffold& global) const;
+  double use_proxy(PlateVisit& pv);
 
   Trace& t_;
   const BlockSpec& spec_;
@@ -168,6 +172,29 @@ void Transition::start_plate(PlateVisit& pv) {
   pv.before.emplace(*pv.plate, std::move(in));
 }
 
+/// 'proxy 'taylor: makes pv score its rows as residuals against the plate's control variates (built, or moved
+/// to the border's current value, when missing, stale, or worn out) and returns the sum of the proxies' change,
+/// known exactly; 0 and no proxy when the plate's rows are not fused logistic rows of the border's value. A
+/// build costs O(N D^2); it is redone only after the proxies have scored N (D + 1) rows, so it adds O(D) per row
+/// scored, the order of scoring the row itself.
+double Transition::use_proxy(PlateVisit& pv) {
+  PlateNode& plate = *pv.plate;
+  if (plate.inputs[plate.program->fused_input] != border_) return 0;
+  std::optional<Eigen::VectorXd> from = logistic_weights(plate, old_value_), to = logistic_weights(plate, new_value_);
+  if (!from || !to || from->size() != to->size()) return 0;
+  const auto worn = static_cast<uint64_t>(plate.rows) * static_cast<uint64_t>(from->size());
+  if (!plate.proxy || plate.proxy->rows() != plate.rows || plate.proxy->reference().size() != from->size() ||
+      plate.proxy->touched >= worn) {
+    plate.proxy = LogisticProxy::build(plate, *from);
+    ++st_.stats.proxy_builds;
+    if (!plate.proxy) return 0;
+  }
+  pv.proxy = plate.proxy.get();
+  pv.w_from = std::move(*from);
+  pv.w_to = std::move(*to);
+  return pv.proxy->sum(pv.w_from, pv.w_to);
+}
+
 void Transition::visit_section(size_t s, size_t slot, double* out) {
   if (s >= plate_rows_) {
     out[slot] = visit(border_->children[border_->plate_children + (s - plate_rows_)]);
@@ -183,9 +210,22 @@ void Transition::score_plates(double* out) {
   for (PlateVisit& pv : plates_) {
     const size_t k = pv.rows.size();
     if (k == 0) continue;
-    if (!pv.now) start_plate(pv);
     pv.a.resize(k);
     pv.b.resize(k);
+    if (pv.proxy != nullptr) {
+      pv.proxy->residuals(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.a.data(), pv.b.data());
+      pv.proxy->touched += k;
+      for (size_t j = 0; j < k; ++j) {
+        out[pv.slots[j]] = pv.a[j];
+        pv.new_sum += pv.b[j];
+      }
+      pv.visited += k;
+      st_.stats.sections_visited += k;
+      pv.rows.clear();
+      pv.slots.clear();
+      continue;
+    }
+    if (!pv.now) start_plate(pv);
     try {
       pv.now->rows(pv.rows.data(), k, pv.a.data());
     } catch (const Error& e) {
@@ -272,14 +312,20 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   new_value_ = border_->value;
   double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
   // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
-  const double mu0 = (std::log(t_.rng().uniform()) - alpha_g) / static_cast<double>(n);
+  double mu0 = (std::log(t_.rng().uniform()) - alpha_g) / static_cast<double>(n);
   std::vector<uint32_t>* order_ptr = exact_ ? nullptr : &st_.order_for(border_, n);
   Rng* order_rng = exact_ ? nullptr : &st_.order_rng(t_);
+  double proxy_sum = 0;
   for (size_t i = 0, first = 0; i < border_->plate_children; ++i) {
     auto* p = as_plate(border_->children[i]);
-    plates_.push_back(PlateVisit{p, first, {}, {}, {}, {}, {}, {}, 0, 0});
+    plates_.emplace_back().plate = p;
+    plates_.back().first = first;
+    if (opts_.proxies && !exact_) proxy_sum += use_proxy(plates_.back());
     first += p->rows;
   }
+  // With control variates the test decides mean(l_i - p_i) >= mu0 - sum(p_i)/N: the same decision, since
+  // sum(p_i) over all N sections is known (node sections have p_i = 0).
+  if (std::isfinite(mu0)) mu0 -= proxy_sum / static_cast<double>(n);
   plate_rows_ = plate_rows(border_);
   size_t drawn = 0;
   SequentialTestConfig cfg{std::isnan(mu0) ? std::numeric_limits<double>::infinity() : mu0, n, opts_.batch,

@@ -28,6 +28,7 @@ struct SubsampledOptions {
   ErrorSpending spending = ErrorSpending::kPerTest;  // what eps bounds: each test (the paper), or each decision
   std::optional<double> drift_sigma;  // absent: resimulation from the prior
   bool fallback_to_mh = false;        // if the scaffold breaks the preconditions: exact MH instead of an error
+  bool proxies = false;  // 'proxy 'taylor: test the rows of fused logistic plates against Taylor control variates
 };
 
 struct SubsampledStats {
@@ -37,6 +38,7 @@ struct SubsampledStats {
   uint64_t sections_total = 0;     // sum of N over transitions
   uint64_t exact_transitions = 0;  // no border (N <= 1) or fallback: plain MH
   uint64_t stale_repairs = 0;      // visited sections that first had to be brought up to date
+  uint64_t proxy_builds = 0;       // 'proxy 'taylor: control variates built (each costs one pass over a plate)
 };
 
 /// State kept across the transitions of one kernel: the lazily shuffled index array per border and the

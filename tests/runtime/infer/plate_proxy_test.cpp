@@ -1,0 +1,130 @@
+// Taylor control variates of fused logistic plate rows ('proxy 'taylor): the closed-form sum agrees with the
+// rows' own proxies, residuals are tiny near the reference, and with eps = 0 subsampled_mh on residuals makes
+// exactly the decisions of exact mh, also after rows are added and the proxies are rebuilt.
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "runtime/infer/mh.hpp"
+#include "runtime/infer/subsampled_mh.hpp"
+#include "runtime/trace/plate.hpp"
+#include "runtime/trace/plate_proxy.hpp"
+#include "tests/support/engine_fixture.hpp"
+
+namespace vnt {
+namespace {
+
+constexpr const char* kModel =
+    "[assume w (scope_include 'w 0 (multivariate_normal (zeros 3) (id_matrix 3)))]"
+    "[assume y_x (lambda (x) (bernoulli (linear_logistic w x)))]";
+
+void load_rows(Engine& e, size_t n, uint64_t seed) {
+  Rng rng(seed);
+  for (size_t i = 0; i < n; ++i) {
+    const double x1 = rng.normal(), x2 = rng.normal();
+    const double p = 1 / (1 + std::exp(-(0.5 + 1.5 * x1 - x2)));
+    e.observe_apply("y_x", {make_vector(Eigen::Vector2d(x1, x2))}, Value(rng.uniform() < p ? 1.0 : 0.0));
+  }
+}
+
+PlateNode& plate_of(Engine& e) {
+  Node* root = e.directives().back().root;
+  REQUIRE(root->kind == NodeKind::kPlate);
+  return *as_plate(root);
+}
+
+BlockSpec w_all(const char* kernel) {
+  BlockSpec s;
+  s.scope = "w";
+  s.mode = BlockSpec::Mode::kAll;
+  s.kernel = std::string(kernel);
+  return s;
+}
+
+TEST_CASE("the proxies' closed-form sum is the sum of the rows' proxies; residuals vanish near the reference") {
+  Engine e(3);
+  test::run(e, kModel);
+  load_rows(e, 300, 4);
+  PlateNode& plate = plate_of(e);
+  const Eigen::Vector3d ref(0.4, 1.2, -0.8);
+  std::unique_ptr<LogisticProxy> proxy = LogisticProxy::build(plate, ref);
+  REQUIRE(proxy != nullptr);
+  CHECK(proxy->rows() == 300);
+  std::vector<uint32_t> rows(plate.rows);
+  std::iota(rows.begin(), rows.end(), 0u);
+  std::vector<double> r(plate.rows), ll(plate.rows);
+  Rng rng(9);
+  for (double step : {1.0, 0.1, 0.01}) {
+    CAPTURE(step);
+    const Eigen::Vector3d from = ref + step * Eigen::Vector3d(rng.normal(), rng.normal(), rng.normal());
+    const Eigen::Vector3d to = from + step * Eigen::Vector3d(rng.normal(), rng.normal(), rng.normal());
+    proxy->residuals(plate, from, to, rows.data(), rows.size(), r.data(), ll.data());
+    const Value w_to = make_vector(Eigen::VectorXd(to)), w_from = make_vector(Eigen::VectorXd(from));
+    PlateEvaluator at_to(plate, {&w_to}), at_from(plate, {&w_from});
+    double dp_sum = 0, r_abs = 0, l_abs = 0;
+    for (size_t i = 0; i < plate.rows; ++i) {
+      const double l = at_to.row(i) - at_from.row(i);
+      CHECK(ll[i] == at_to.row(i));
+      dp_sum += l - r[i];
+      r_abs += std::abs(r[i]);
+      l_abs += std::abs(l);
+    }
+    CHECK(proxy->sum(from, to) == doctest::Approx(dp_sum).epsilon(1e-9));
+    // Third order in the distance to the reference: the residuals shrink much faster than the l_i.
+    if (step == 0.01) CHECK(r_abs < 1e-3 * l_abs);
+    if (step == 1.0) CHECK(r_abs > 1e-2 * l_abs);  // far away, the proxy is no longer close
+    CHECK(proxy->sum(from, from) == 0.0);
+  }
+}
+
+TEST_CASE("a plate that is not a fused logistic one gets no proxies") {
+  Engine e(3);
+  test::run(e, "[assume w (scope_include 'w 0 (multivariate_normal (zeros 2) (id_matrix 2)))]"
+               "[assume f (lambda (x) (normal (linear_logistic w x) 1))]");
+  e.observe_apply("f", {make_vector(Eigen::Vector2d(1, 2))}, Value(0.3));
+  CHECK(LogisticProxy::build(plate_of(e), Eigen::Vector3d(0, 0, 0)) == nullptr);
+}
+
+TEST_CASE("'proxy 'taylor with eps = 0 makes exactly the decisions of exact mh, also after rows are added") {
+  Engine exact(5), sub(5);
+  for (Engine* e : {&exact, &sub}) {
+    test::run(*e, kModel);
+    load_rows(*e, 200, 6);
+  }
+  SubsampledOptions so;
+  so.batch = 30;  // does not divide N: the last mini-batch is partial
+  so.epsilon = 0;
+  so.drift_sigma = 0.2;
+  so.proxies = true;
+  SubsampledState state;
+  exact.trace().rng().split();  // mirror the stream subsampled_mh splits off for its section order
+  MhOptions mo;
+  mo.drift_sigma = 0.2;
+  mo.allow_partition = false;
+  int accepted = 0;
+  for (int i = 0; i < 200; ++i) {
+    CAPTURE(i);
+    if (i == 100) {
+      // New rows join the plate: the proxies no longer cover every row and are built again.
+      load_rows(exact, 50, 7);
+      load_rows(sub, 50, 7);
+    }
+    const bool a = mh_transition(exact.trace(), w_all("mh"), mo);
+    REQUIRE(a == subsampled_mh_transition(sub.trace(), w_all("subsampled_mh"), so, state));
+    accepted += a;
+    const Eigen::VectorXd& we = *std::get<VectorPtr>(exact.report("w"));
+    const Eigen::VectorXd& ws = *std::get<VectorPtr>(sub.report("w"));
+    REQUIRE((we - ws).norm() < 1e-12);
+  }
+  CHECK(accepted > 20);
+  CHECK(accepted < 180);
+  CHECK(state.stats.proxy_builds >= 2);
+  REQUIRE(plate_of(sub).proxy != nullptr);
+  CHECK(plate_of(sub).proxy->rows() == 250);
+}
+
+}  // namespace
+}  // namespace vnt
