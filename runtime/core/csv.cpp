@@ -114,17 +114,21 @@ std::string unquote(const Cell& cell) {
   return out;
 }
 
-double parse_number(const Cell& cell, const std::string& name, size_t line, size_t column) {
-  std::string_view s = cell.text;
+/// Reads a whole cell as a number: std::errc() with `value`, result_out_of_range, or invalid_argument for
+/// text that is not a number.
+std::errc read_number(std::string_view s, double& value) {
   if (s.size() > 1 && s[0] == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
-  double value = 0.0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (end == s.data() + s.size() && !s.empty()) {
-    if (ec == std::errc()) return value;
-    if (ec == std::errc::result_out_of_range) {
-      raise(ErrorKind::kIo, "{}:{}:{}: number '{}' is out of range", name, line, column, shown(cell.text));
-    }
-  }
+  if (end != s.data() + s.size() || s.empty()) return std::errc::invalid_argument;
+  return ec;
+}
+
+double parse_number(const Cell& cell, const std::string& name, size_t line, size_t column) {
+  double value = 0.0;
+  const std::errc ec = read_number(cell.text, value);
+  if (ec == std::errc()) return value;
+  if (ec == std::errc::result_out_of_range)
+    raise(ErrorKind::kIo, "{}:{}:{}: number '{}' is out of range", name, line, column, shown(cell.text));
   if (cell.text.empty())
     raise(ErrorKind::kIo, "{}:{}:{}: expected a number, found an empty cell", name, line, column);
   raise(ErrorKind::kIo, "{}:{}:{}: expected a number, found '{}'", name, line, column, shown(cell.text));
@@ -205,6 +209,18 @@ CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool 
   }
   if (!seen_record) raise(ErrorKind::kIo, "{}: empty file", name);
   return table;
+}
+
+bool csv_has_header(std::string_view text, const std::string& name) {
+  Scanner scanner(text, name);
+  std::vector<Cell> cells;
+  while (scanner.next(cells)) {
+    if (is_blank(cells)) continue;
+    double value = 0.0;
+    return std::any_of(cells.begin(), cells.end(),
+                       [&](const Cell& c) { return read_number(c.text, value) == std::errc::invalid_argument; });
+  }
+  return false;
 }
 
 CsvTable read_csv_numeric(const std::string& path, bool has_header) {

@@ -32,6 +32,11 @@ void write_csv(std::ostream& os, const std::vector<std::string>& header,
 /// "name:line: expected 51 columns, found 50" or "name: empty file" (no record at all).
 CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool has_header);
 
+/// Whether the first record that is not blank has a cell that is not a number, so it reads as a header (names
+/// such as `y,x1` or `n,e`; `1e-3,nan,inf` is a row of data). A malformed quoted cell there throws kIo, naming
+/// `name` as parse_csv_numeric does.
+bool csv_has_header(std::string_view text, const std::string& name);
+
 /// Reads the file at `path` in one go and parses it as above, naming it `path` in messages.
 /// Throws kIo: "cannot open 'path': <reason>", "cannot read 'path': <reason>", or a parse error.
 CsvTable read_csv_numeric(const std::string& path, bool has_header);

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/engine/engine.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -242,7 +241,7 @@ double Engine::score_new_rows(PlateNode& plate, size_t first, const Expr* site,
         ev.simulate(i, trace_->rng());  // the draw the general path makes before constraining
       } catch (Error& e) {
         // Raised inside the procedure's body: the call frame the general path's evaluation of the call adds.
-        e.add_frame(fmt::format("in call to '{}' at {}", site->items[0]->name, span_location(site->span)));
+        e.add_frame(call_frame(site));
         throw;
       }
       double lp = ev.row(i);
@@ -380,39 +379,6 @@ std::optional<Value> Engine::execute(Directive d) {
 
 namespace {
 
-/// Whether a cell's text (spaces and one pair of quotes around it allowed) is a number, as strtod reads one.
-bool is_number_text(std::string_view c) {
-  auto trim = [](std::string_view v) {
-    size_t a = v.find_first_not_of(" \t\r"), b = v.find_last_not_of(" \t\r");
-    return a == std::string_view::npos ? std::string_view() : v.substr(a, b - a + 1);
-  };
-  c = trim(c);
-  if (c.size() >= 2 && c.front() == '"' && c.back() == '"') c = trim(c.substr(1, c.size() - 2));
-  if (c.empty()) return false;
-  const std::string text(c);
-  char* end = nullptr;
-  std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size();
-}
-
-/// A file has a header if a cell of its first line that is not blank (the parser skips blank lines too) is not
-/// a number.
-bool looks_like_header(std::string_view text) {
-  std::string_view first;
-  for (size_t pos = 0; pos < text.size() && first.empty();) {
-    size_t end = std::min(text.find('\n', pos), text.size());
-    std::string_view line = text.substr(pos, end - pos);
-    if (line.find_first_not_of(" \t\r") != std::string_view::npos) first = line;
-    pos = end + 1;
-  }
-  for (size_t pos = 0; pos <= first.size();) {
-    size_t end = std::min(first.find(',', pos), first.size());
-    if (!is_number_text(first.substr(pos, end - pos))) return true;
-    pos = end + 1;
-  }
-  return false;
-}
-
 std::string resolve_path(const std::string& path, const SourceSpan& span) {
   std::filesystem::path p(path);
   if (p.is_absolute() || !span.known()) return path;
@@ -432,7 +398,7 @@ void Engine::observe_csv(const Directive& d) {
     std::stringstream ss;
     ss << in.rdbuf();
     std::string text = ss.str();
-    table = parse_csv_numeric(text, path, looks_like_header(text));
+    table = parse_csv_numeric(text, path, csv_has_header(text, path));
   } catch (Error& e) {
     e.attach_span(d.span);
     throw;

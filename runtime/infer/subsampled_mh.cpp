@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/section_chain.hpp"
@@ -67,13 +68,13 @@ void check_section(const Scaffold& s, Node* border, Node* root) {
 /// Whether the value of `x` changes when `border` does: `border` is reached walking up from `x` through
 /// deterministic nodes (a random choice keeps its value and absorbs the change). Walks x's ancestry only.
 bool follows_border(Node* x, Node* border) {
-  std::vector<Node*> todo{x}, seen;
+  std::vector<Node*> todo{x};
+  FlatPtrSet<Node> seen;
   while (!todo.empty()) {
     Node* n = todo.back();
     todo.pop_back();
     if (n == border) return true;
-    if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
-    seen.push_back(n);
+    if (!seen.insert(n)) continue;
     if (n->kind == NodeKind::kOutput) {
       const SpProcedure* p = primitive_at(as_output(n));
       if (p != nullptr && p->sp().is_random()) continue;
@@ -210,32 +211,26 @@ void Transition::score_plates(double* out) {
   for (PlateVisit& pv : plates_) {
     const size_t k = pv.rows.size();
     if (k == 0) continue;
+    // a: the rows' log densities at the proposed value; b: what the test averages, l_i or its residual.
     pv.a.resize(k);
     pv.b.resize(k);
     if (pv.proxy != nullptr) {
-      pv.proxy->residuals(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.a.data(), pv.b.data());
+      pv.proxy->residuals(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.b.data(), pv.a.data());
       pv.proxy->touched += k;
-      for (size_t j = 0; j < k; ++j) {
-        out[pv.slots[j]] = pv.a[j];
-        pv.new_sum += pv.b[j];
+    } else {
+      if (!pv.now) start_plate(pv);
+      try {
+        pv.now->rows(pv.rows.data(), k, pv.a.data());
+      } catch (const Error& e) {
+        // Impossible under the proposed value: the test rejects.
+        if (e.kind() != ErrorKind::kDomain && e.kind() != ErrorKind::kZeroProbability) throw;
+        std::fill(pv.a.begin(), pv.a.end(), kNegInf);
       }
-      pv.visited += k;
-      st_.stats.sections_visited += k;
-      pv.rows.clear();
-      pv.slots.clear();
-      continue;
+      pv.before->rows(pv.rows.data(), k, pv.b.data());
+      for (size_t j = 0; j < k; ++j) pv.b[j] = pv.a[j] - pv.b[j];
     }
-    if (!pv.now) start_plate(pv);
-    try {
-      pv.now->rows(pv.rows.data(), k, pv.a.data());
-    } catch (const Error& e) {
-      // Impossible under the proposed value: the test rejects.
-      if (e.kind() != ErrorKind::kDomain && e.kind() != ErrorKind::kZeroProbability) throw;
-      std::fill(pv.a.begin(), pv.a.end(), kNegInf);
-    }
-    pv.before->rows(pv.rows.data(), k, pv.b.data());
     for (size_t j = 0; j < k; ++j) {
-      out[pv.slots[j]] = pv.a[j] - pv.b[j];
+      out[pv.slots[j]] = pv.b[j];
       pv.new_sum += pv.a[j];
     }
     pv.visited += k;

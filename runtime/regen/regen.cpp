@@ -66,6 +66,10 @@ auto at_application(const Sp& sp, const SourceSpan& span, F&& step) -> decltype(
 
 }  // namespace
 
+std::string call_frame(const Expr* site) {
+  return fmt::format("in call to '{}' at {}", operator_name(site), span_location(site->span));
+}
+
 double Regen::regen_and_attach() {
   double w = 0;
   size_t done = 0;
@@ -263,7 +267,7 @@ Node* Regen::eval_esr(RequestNode* r, size_t i, double* w) {
         root = eval_family(esr.expr, esr.env, w);
       } catch (Error& e) {
         if (operator_procedure(out).kind() == Procedure::Kind::kCompound && out->expr)
-          e.add_frame(fmt::format("in call to '{}' at {}", operator_name(out->expr), span_location(out->expr->span)));
+          e.add_frame(call_frame(out->expr));
         throw;
       }
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "runtime/regen/db.hpp"
 #include "runtime/scaffold/scaffold.hpp"
@@ -13,6 +14,10 @@ namespace vnt {
 
 struct Expr;
 class Trace;
+
+/// The frame an error raised inside a compound procedure's body gets for its call site `site`:
+/// "in call to 'f' at file:line:col".
+std::string call_frame(const Expr* site);
 
 /// Detaches the scaffold walking its border in reverse; returns the rho weight. Old values go to `db`.
 double detach_and_extract(Trace& trace, Scaffold& scaffold, Db& db);

@@ -79,15 +79,18 @@ size_t PlateColumn::bytes() const {
 // ---------------------------------------------------------------------------------------------------------
 // Scoring.
 
-std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Value& w) {
+bool fused_logistic_rows(const PlateNode& plate) {
   const PlateProgram& prog = *plate.program;
-  if (prog.fused != PlateProgram::Fused::kLogistic) return std::nullopt;
+  if (prog.fused != PlateProgram::Fused::kLogistic) return false;
   const PlateColumn& x = plate.args[prog.fused_param];
-  if (!x.dense() || !x.vectors() || !plate.observed.dense() || plate.observed.vectors() || !is_vector(w))
-    return std::nullopt;
+  return x.dense() && x.vectors() && plate.observed.dense() && !plate.observed.vectors();
+}
+
+std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Value& w) {
+  if (!fused_logistic_rows(plate) || !is_vector(w)) return std::nullopt;
   // Sizes the SP would reject are left to the generic path, which raises its error.
   const Eigen::VectorXd& wv = *std::get<VectorPtr>(w);
-  const auto width = static_cast<Eigen::Index>(x.width());
+  const auto width = static_cast<Eigen::Index>(plate.args[plate.program->fused_param].width());
   if (wv.size() == width + 1) return wv;
   if (wv.size() != width) return std::nullopt;
   Eigen::VectorXd out(width + 1);

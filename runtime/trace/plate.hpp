@@ -138,7 +138,11 @@ inline double logistic_log_density(double z, double y) {
   return -std::numeric_limits<double>::infinity();
 }
 
-/// For a kLogistic plate whose rows a fused scorer can run (dense feature and observed columns): the weights
+/// Whether the fused logistic scorer can run the plate's rows: a kLogistic body with dense feature vectors and
+/// dense observed numbers.
+bool fused_logistic_rows(const PlateNode& plate);
+
+/// For a plate with fused_logistic_rows: the weights
 /// value `w` as a vector with the bias first (0 when w is as long as a row's features); nullopt otherwise.
 std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Value& w);
 

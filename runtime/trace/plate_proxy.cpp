@@ -17,16 +17,13 @@ double logistic(double z) { return 1 / (1 + std::exp(-z)); }
 }  // namespace
 
 std::unique_ptr<LogisticProxy> LogisticProxy::build(const PlateNode& plate, const Eigen::VectorXd& ref) {
-  const PlateProgram& prog = *plate.program;
-  if (prog.fused != PlateProgram::Fused::kLogistic || plate.rows == 0) return nullptr;
-  const PlateColumn& xs = plate.args[prog.fused_param];
-  if (!xs.dense() || !xs.vectors() || !plate.observed.dense() || plate.observed.vectors()) return nullptr;
+  if (!fused_logistic_rows(plate) || plate.rows == 0) return nullptr;
+  const PlateColumn& xs = plate.args[plate.program->fused_param];
   const auto d = static_cast<Eigen::Index>(xs.width());
   if (ref.size() != d + 1) return nullptr;
   auto p = std::make_unique<LogisticProxy>();
   p->ref_ = ref;
   p->coef_.resize(plate.rows);
-  Eigen::VectorXd d1(static_cast<Eigen::Index>(plate.rows)), d2(static_cast<Eigen::Index>(plate.rows));
   const Eigen::Map<const Eigen::VectorXd> w(ref.data() + 1, d);
   for (size_t i = 0; i < plate.rows; ++i) {
     const double y = *plate.observed.row(i);
@@ -35,11 +32,14 @@ std::unique_ptr<LogisticProxy> LogisticProxy::build(const PlateNode& plate, cons
     const double s = logistic(z);
     // f(z) = log p(y | logistic(z)): f'(z) = y - logistic(z), f''(z) = -logistic(z) logistic(-z).
     p->coef_[i] = Coef{y - s, -s * logistic(-z), z};
-    d1[static_cast<Eigen::Index>(i)] = p->coef_[i].d1;
-    d2[static_cast<Eigen::Index>(i)] = p->coef_[i].d2;
   }
   // With x~ = (1, x): g = sum d1 x~ and H = sum d2 x~ x~^T, in blocks of rows so no N x D temporary is made.
-  const Eigen::Map<const RowMajor> x(xs.row(0), static_cast<Eigen::Index>(plate.rows), d);
+  // d1 and d2 are read in place from the per-row coefficients.
+  static_assert(sizeof(Coef) == 3 * sizeof(double));
+  using Strided = Eigen::Map<const Eigen::VectorXd, 0, Eigen::InnerStride<3>>;
+  const auto rows = static_cast<Eigen::Index>(plate.rows);
+  const Strided d1(&p->coef_[0].d1, rows), d2(&p->coef_[0].d2, rows);
+  const Eigen::Map<const RowMajor> x(xs.row(0), rows, d);
   p->g_ = Eigen::VectorXd::Zero(d + 1);
   p->h_ = Eigen::MatrixXd::Zero(d + 1, d + 1);
   constexpr Eigen::Index kBlock = 4096;

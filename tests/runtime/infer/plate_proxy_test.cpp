@@ -12,6 +12,7 @@
 #include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/trace/plate.hpp"
 #include "runtime/trace/plate_proxy.hpp"
+#include "tests/runtime/trace/plate_fixture.hpp"
 #include "tests/support/engine_fixture.hpp"
 
 namespace vnt {
@@ -31,18 +32,12 @@ void load_rows(Engine& e, size_t n, uint64_t seed) {
 }
 
 PlateNode& plate_of(Engine& e) {
-  Node* root = e.directives().back().root;
-  REQUIRE(root->kind == NodeKind::kPlate);
-  return *as_plate(root);
+  PlateNode* p = plate_test::last_plate(e);
+  REQUIRE(p != nullptr);
+  return *p;
 }
 
-BlockSpec w_all(const char* kernel) {
-  BlockSpec s;
-  s.scope = "w";
-  s.mode = BlockSpec::Mode::kAll;
-  s.kernel = std::string(kernel);
-  return s;
-}
+BlockSpec w_all(const char* kernel) { return plate_test::block("w", BlockSpec::Mode::kAll, kernel); }
 
 TEST_CASE("the proxies' closed-form sum is the sum of the rows' proxies; residuals vanish near the reference") {
   Engine e(3);
