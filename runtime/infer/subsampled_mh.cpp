@@ -176,18 +176,20 @@ void Transition::start_plate(PlateVisit& pv) {
 /// 'proxy 'taylor: makes pv score its rows as residuals against the plate's control variates (built, or moved
 /// to the border's current value, when missing, stale, or worn out) and returns the sum of the proxies' change,
 /// known exactly; 0 and no proxy when the plate's rows are not fused logistic rows of the border's value. A
-/// build costs O(N D^2); it is redone only after the proxies have scored N (D + 1) rows, so it adds O(D) per row
-/// scored, the order of scoring the row itself.
+/// build costs O(N D^2); it is redone when the rows scored beyond their decisions' first mini-batch have cost
+/// as much (LogisticProxy::excess), so rebuilds at most double the cost of a chain that has left w* behind,
+/// and never happen while decisions take one mini-batch.
 double Transition::use_proxy(PlateVisit& pv) {
   PlateNode& plate = *pv.plate;
   if (plate.inputs[plate.program->fused_input] != border_) return 0;
   std::optional<Eigen::VectorXd> from = logistic_weights(plate, old_value_), to = logistic_weights(plate, new_value_);
   if (!from || !to || from->size() != to->size()) return 0;
-  const auto worn = static_cast<uint64_t>(plate.rows) * static_cast<uint64_t>(from->size());
+  const double worn = LogisticProxy::build_cost(static_cast<size_t>(from->size())) * static_cast<double>(plate.rows);
   if (!plate.proxy || plate.proxy->rows() != plate.rows || plate.proxy->reference().size() != from->size() ||
-      plate.proxy->touched >= worn) {
-    plate.proxy = LogisticProxy::build(plate, *from);
+      plate.proxy->excess >= worn) {
     ++st_.stats.proxy_builds;
+    if (!plate.proxy) plate.proxy = LogisticProxy::build(plate, *from);
+    else if (!plate.proxy->rebuild(plate, *from)) plate.proxy.reset();
     if (!plate.proxy) return 0;
   }
   pv.proxy = plate.proxy.get();
@@ -216,7 +218,6 @@ void Transition::score_plates(double* out) {
     pv.b.resize(k);
     if (pv.proxy != nullptr) {
       pv.proxy->residuals(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.b.data(), pv.a.data());
-      pv.proxy->touched += k;
     } else {
       if (!pv.now) start_plate(pv);
       try {
@@ -354,6 +355,12 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     throw;
   }
   st_.stats.sections_total += n;
+  if (const size_t first_look = opts_.batch * opts_.min_batches; drawn > first_look) {
+    // Each proxy's share of the rows this decision needed beyond its first look.
+    const double beyond = static_cast<double>(drawn - first_look) / static_cast<double>(drawn);
+    for (PlateVisit& pv : plates_)
+      if (pv.proxy != nullptr) pv.proxy->excess += beyond * static_cast<double>(pv.visited);
+  }
   if (result.accept) {
     // Step 6: keep everything; the n - drawn unvisited sections are now stale.
     border_->version = old_version_ + 1;

@@ -12,49 +12,57 @@ namespace {
 
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-double logistic(double z) { return 1 / (1 + std::exp(-z)); }
-
 }  // namespace
 
 std::unique_ptr<LogisticProxy> LogisticProxy::build(const PlateNode& plate, const Eigen::VectorXd& ref) {
-  if (!fused_logistic_rows(plate) || plate.rows == 0) return nullptr;
+  auto p = std::make_unique<LogisticProxy>();
+  if (!p->rebuild(plate, ref)) return nullptr;
+  return p;
+}
+
+bool LogisticProxy::rebuild(const PlateNode& plate, const Eigen::VectorXd& ref) {
+  if (!fused_logistic_rows(plate) || plate.rows == 0) return false;
   const PlateColumn& xs = plate.args[plate.program->fused_param];
   const auto d = static_cast<Eigen::Index>(xs.width());
-  if (ref.size() != d + 1) return nullptr;
-  auto p = std::make_unique<LogisticProxy>();
-  p->ref_ = ref;
-  p->coef_.resize(plate.rows);
-  const Eigen::Map<const Eigen::VectorXd> w(ref.data() + 1, d);
-  for (size_t i = 0; i < plate.rows; ++i) {
-    const double y = *plate.observed.row(i);
-    if (y != 0.0 && y != 1.0) return nullptr;
-    const double z = ref[0] + w.dot(Eigen::Map<const Eigen::VectorXd>(xs.row(i), d));
-    const double s = logistic(z);
-    // f(z) = log p(y | logistic(z)): f'(z) = y - logistic(z), f''(z) = -logistic(z) logistic(-z).
-    p->coef_[i] = Coef{y - s, -s * logistic(-z), z};
-  }
+  if (ref.size() != d + 1) return false;
+  ref_ = ref;
+  coef_.resize(plate.rows);  // in place when rebuilt: no fresh pages to fault in
+  excess = 0;
   // With x~ = (1, x): g = sum d1 x~ and H = sum d2 x~ x~^T, in blocks of rows so no N x D temporary is made.
   // d1 and d2 are read in place from the per-row coefficients.
   static_assert(sizeof(Coef) == 3 * sizeof(double));
   using Strided = Eigen::Map<const Eigen::VectorXd, 0, Eigen::InnerStride<3>>;
   const auto rows = static_cast<Eigen::Index>(plate.rows);
-  const Strided d1(&p->coef_[0].d1, rows), d2(&p->coef_[0].d2, rows);
+  const Strided d1(&coef_[0].d1, rows), d2(&coef_[0].d2, rows);
   const Eigen::Map<const RowMajor> x(xs.row(0), rows, d);
-  p->g_ = Eigen::VectorXd::Zero(d + 1);
-  p->h_ = Eigen::MatrixXd::Zero(d + 1, d + 1);
+  const Eigen::Map<const Eigen::VectorXd> w(ref.data() + 1, d);
+  g_ = Eigen::VectorXd::Zero(d + 1);
+  h_ = Eigen::MatrixXd::Zero(d + 1, d + 1);
   constexpr Eigen::Index kBlock = 4096;
-  for (Eigen::Index first = 0; first < x.rows(); first += kBlock) {
-    const Eigen::Index k = std::min(kBlock, x.rows() - first);
+  Eigen::VectorXd z(std::min(kBlock, rows));
+  for (Eigen::Index first = 0; first < rows; first += kBlock) {
+    const Eigen::Index k = std::min(kBlock, rows - first);
     const auto xb = x.middleRows(first, k);
+    z.head(k).noalias() = xb * w;  // the block's z* = w*~ . x~ by one matrix-vector product
+    for (Eigen::Index j = 0; j < k; ++j) {
+      const auto i = static_cast<size_t>(first + j);
+      const double y = *plate.observed.row(i);
+      if (y != 0.0 && y != 1.0) return false;
+      const double zi = ref[0] + z[j];
+      // f(z) = log p(y | logistic(z)): f'(z) = y - logistic(z), f''(z) = -logistic(z) logistic(-z). Both
+      // logistics from one exp of -|z|, which cannot overflow.
+      const double e = std::exp(-std::abs(zi)), near = 1 / (1 + e), far = e * near;
+      coef_[i] = Coef{y - (zi >= 0 ? near : far), -near * far, zi};
+    }
     const auto a = d1.segment(first, k), b = d2.segment(first, k);
-    p->g_[0] += a.sum();
-    p->g_.tail(d) += xb.transpose() * a;
-    p->h_(0, 0) += b.sum();
-    p->h_.block(1, 0, d, 1) += xb.transpose() * b;
-    p->h_.bottomRightCorner(d, d) += xb.transpose() * (b.asDiagonal() * xb);
+    g_[0] += a.sum();
+    g_.tail(d) += xb.transpose() * a;
+    h_(0, 0) += b.sum();
+    h_.block(1, 0, d, 1) += xb.transpose() * b;
+    h_.bottomRightCorner(d, d) += xb.transpose() * (b.asDiagonal() * xb);
   }
-  p->h_.block(0, 1, 1, d) = p->h_.block(1, 0, d, 1).transpose();
-  return p;
+  h_.block(0, 1, 1, d) = h_.block(1, 0, d, 1).transpose();
+  return true;
 }
 
 double LogisticProxy::sum(const Eigen::VectorXd& from, const Eigen::VectorXd& to) const {

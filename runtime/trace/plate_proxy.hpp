@@ -22,6 +22,8 @@ class LogisticProxy {
   /// Proxies of every row of `plate` around `ref` (bias first, as long as a row's features plus one): O(N D^2).
   /// Null if the plate has no dense fused logistic rows or an observed value other than 0 and 1.
   static std::unique_ptr<LogisticProxy> build(const PlateNode& plate, const Eigen::VectorXd& ref);
+  /// Builds these proxies again around `ref`, reusing their storage; false (and unusable) where build is null.
+  bool rebuild(const PlateNode& plate, const Eigen::VectorXd& ref);
 
   /// The sum over all rows of p_i(to) - p_i(from), the proxies' change for a move of the weights.
   double sum(const Eigen::VectorXd& from, const Eigen::VectorXd& to) const;
@@ -34,9 +36,15 @@ class LogisticProxy {
   size_t rows() const { return coef_.size(); }
   const Eigen::VectorXd& reference() const { return ref_; }
 
-  /// Rows scored against these proxies since they were built (subsampled_mh moves the reference when this
-  /// reaches the cost of building them again).
-  uint64_t touched = 0;
+  /// The cost of building proxies for one row, in rows scored by `residuals`, for weights of length `dims`.
+  /// Measured (bench/bench_proxy_cost): 0.25-0.7 at dims 3, where a build streams rows that scoring fetches at
+  /// random, and 1.5 at dims 51, where the O(dims^2) Hessian dominates.
+  static double build_cost(size_t dims) { return 0.5 + static_cast<double>(dims) / 32; }
+
+  /// Rows scored after the first look of their decision (k0 mini-batches) since the proxies were built: the work proxies
+  /// at the current value would likely have saved. subsampled_mh builds them again when this reaches the cost
+  /// of a build (a ski-rental rule: the rebuilds never cost more than the extra rows that paid for them).
+  double excess = 0;
 
  private:
   /// Per row: f'(z*) and f''(z*) of f(z) = log p(y | logistic(z)), and z* itself.

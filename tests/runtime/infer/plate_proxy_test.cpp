@@ -4,6 +4,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -119,6 +120,43 @@ TEST_CASE("'proxy 'taylor with eps = 0 makes exactly the decisions of exact mh, 
   CHECK(state.stats.proxy_builds >= 2);
   REQUIRE(plate_of(sub).proxy != nullptr);
   CHECK(plate_of(sub).proxy->rows() == 250);
+}
+
+TEST_CASE("proxies are rebuilt when the rows decisions needed beyond their first look have cost a build") {
+  Engine e(8);
+  test::run(e, kModel);
+  load_rows(e, 2000, 9);
+  SubsampledOptions so;
+  so.batch = 50;
+  so.min_batches = 2;  // the first look is at 100 rows
+  so.epsilon = 0.01;
+  so.drift_sigma = 0.1;
+  so.proxies = true;
+  SubsampledState state;
+  const double worn = LogisticProxy::build_cost(3) * 2000;
+  subsampled_mh_transition(e.trace(), w_all("subsampled_mh"), so, state);
+  REQUIRE(plate_of(e).proxy != nullptr);
+  CHECK(state.stats.proxy_builds == 1);
+  int rebuilt = 0, quiet = 0;  // transitions that rebuilt, and transitions whose decision took one look
+  for (int i = 0; i < 400; ++i) {
+    CAPTURE(i);
+    const double before = plate_of(e).proxy->excess;
+    const uint64_t builds = state.stats.proxy_builds, seen = state.stats.sections_visited;
+    subsampled_mh_transition(e.trace(), w_all("subsampled_mh"), so, state);
+    const bool built = state.stats.proxy_builds != builds;
+    // The rule: a build exactly when the excess had reached the cost of one, which starts the count again;
+    // a decision adds the rows it scored beyond its first look.
+    REQUIRE(built == (before >= worn));
+    const double drawn = static_cast<double>(state.stats.sections_visited - seen);
+    CHECK(plate_of(e).proxy->excess == doctest::Approx((built ? 0 : before) + std::max(0.0, drawn - 100)));
+    rebuilt += built;
+    quiet += drawn == 100;
+  }
+  // From a prior draw the chain first moves away from the proxies' reference (rebuilds); near the mode most
+  // decisions take one look, so rebuilds stop being needed.
+  CHECK(rebuilt >= 1);
+  CHECK(rebuilt <= 20);
+  CHECK(quiet > 200);
 }
 
 }  // namespace
