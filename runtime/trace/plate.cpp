@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/trace/plate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
@@ -170,14 +171,20 @@ double PlateEvaluator::row(size_t i) { return fused_ ? logistic(i) : generic(i, 
 
 void PlateEvaluator::rows(const uint32_t* rows, size_t k, double* out) {
   if (fused_) {
-    // Rows drawn at random are far apart in a large plate: ask for all of them before using any, so their
-    // cache misses overlap instead of queueing.
+    // Rows drawn at random are far apart in a large plate: keep kRowsAhead of them in flight, so their cache
+    // misses overlap instead of queueing.
     const PlateColumn& x = p_.args[p_.program->fused_param];
-    for (size_t j = 0; j < k; ++j) {
+    for (size_t j = 0; j < std::min(k, kRowsAhead); ++j) {
       __builtin_prefetch(x.row(rows[j]));
       __builtin_prefetch(p_.observed.row(rows[j]));
     }
-    for (size_t j = 0; j < k; ++j) out[j] = logistic(rows[j]);
+    for (size_t j = 0; j < k; ++j) {
+      if (const size_t a = j + kRowsAhead; a < k) {
+        __builtin_prefetch(x.row(rows[a]));
+        __builtin_prefetch(p_.observed.row(rows[a]));
+      }
+      out[j] = logistic(rows[j]);
+    }
   } else {
     for (size_t j = 0; j < k; ++j) out[j] = generic(rows[j], nullptr);
   }
