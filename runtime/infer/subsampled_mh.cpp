@@ -97,8 +97,11 @@ struct PlateVisit {
   PlateNode* plate = nullptr;
   size_t first = 0;  // section number of row 0
   std::optional<PlateEvaluator> now, before;
+  // Fused logistic rows of the border's value: scored by their change alone (logistic_log_density_changes),
+  // from the old and new weights with the bias first.
+  bool changes = false;
+  Eigen::VectorXd w_from, w_to;
   LogisticProxy* proxy = nullptr;  // 'proxy 'taylor: rows are scored as residuals against it
-  Eigen::VectorXd w_from, w_to;    // with a proxy: the old and new weights, bias first
   std::vector<uint32_t> rows, slots;  // the current mini-batch: row numbers and their places in it
   std::vector<double> a, b;
   double new_sum = 0;
@@ -128,6 +131,7 @@ class Transition {
   void score_plates(double* out);
   void start_plate(PlateVisit& pv);
   void check_plates(const Scaffold& global) const;
+  bool fused_weights(PlateVisit& pv) const;
   double use_proxy(PlateVisit& pv);
 
   Trace& t_;
@@ -173,28 +177,35 @@ void Transition::start_plate(PlateVisit& pv) {
   pv.before.emplace(*pv.plate, std::move(in));
 }
 
-/// 'proxy 'taylor: makes pv score its rows as residuals against the plate's control variates (built, or moved
-/// to the border's current value, when missing, stale, or worn out) and returns the sum of the proxies' change,
-/// known exactly; 0 and no proxy when the plate's rows are not fused logistic rows of the border's value. A
+/// Whether pv's rows are fused logistic rows of the border's value; if so, sets its old and new weights.
+bool Transition::fused_weights(PlateVisit& pv) const {
+  const PlateNode& plate = *pv.plate;
+  if (!fused_logistic_rows(plate) || plate.inputs[plate.program->fused_input] != border_) return false;
+  std::optional<Eigen::VectorXd> from = logistic_weights(plate, old_value_), to = logistic_weights(plate, new_value_);
+  if (!from || !to || from->size() != to->size()) return false;
+  pv.w_from = std::move(*from);
+  pv.w_to = std::move(*to);
+  return true;
+}
+
+/// 'proxy 'taylor, for a visit with fused_weights: makes pv score its rows as residuals against the plate's
+/// control variates (built, or moved to the border's current value, when missing, stale, or worn out) and
+/// returns the sum of the proxies' change, known exactly; 0 and no proxy if they cannot be built. A
 /// build costs O(N D^2); it is redone when the rows scored beyond their decisions' first mini-batch have cost
 /// as much (LogisticProxy::excess), so rebuilds at most double the cost of a chain that has left w* behind,
 /// and never happen while decisions take one mini-batch.
 double Transition::use_proxy(PlateVisit& pv) {
   PlateNode& plate = *pv.plate;
-  if (plate.inputs[plate.program->fused_input] != border_) return 0;
-  std::optional<Eigen::VectorXd> from = logistic_weights(plate, old_value_), to = logistic_weights(plate, new_value_);
-  if (!from || !to || from->size() != to->size()) return 0;
-  const double worn = LogisticProxy::build_cost(static_cast<size_t>(from->size())) * static_cast<double>(plate.rows);
-  if (!plate.proxy || plate.proxy->rows() != plate.rows || plate.proxy->reference().size() != from->size() ||
+  const auto dims = static_cast<size_t>(pv.w_from.size());
+  const double worn = LogisticProxy::build_cost(dims) * static_cast<double>(plate.rows);
+  if (!plate.proxy || plate.proxy->rows() != plate.rows || plate.proxy->reference().size() != pv.w_from.size() ||
       plate.proxy->excess >= worn) {
     ++st_.stats.proxy_builds;
-    if (!plate.proxy) plate.proxy = LogisticProxy::build(plate, *from);
-    else if (!plate.proxy->rebuild(plate, *from)) plate.proxy.reset();
+    if (!plate.proxy) plate.proxy = LogisticProxy::build(plate, pv.w_from);
+    else if (!plate.proxy->rebuild(plate, pv.w_from)) plate.proxy.reset();
     if (!plate.proxy) return 0;
   }
   pv.proxy = plate.proxy.get();
-  pv.w_from = std::move(*from);
-  pv.w_to = std::move(*to);
   return pv.proxy->sum(pv.w_from, pv.w_to);
 }
 
@@ -213,12 +224,15 @@ void Transition::score_plates(double* out) {
   for (PlateVisit& pv : plates_) {
     const size_t k = pv.rows.size();
     if (k == 0) continue;
-    // a: the rows' log densities at the proposed value; b: what the test averages, l_i or its residual.
-    pv.a.resize(k);
+    // b: what the test averages, l_i or its residual; a (general rows only): the log densities at the
+    // proposed value.
     pv.b.resize(k);
     if (pv.proxy != nullptr) {
-      pv.proxy->residuals(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.b.data(), pv.a.data());
+      pv.proxy->residuals(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.b.data());
+    } else if (pv.changes) {
+      logistic_log_density_changes(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.b.data());
     } else {
+      pv.a.resize(k);
       if (!pv.now) start_plate(pv);
       try {
         pv.now->rows(pv.rows.data(), k, pv.a.data());
@@ -230,10 +244,9 @@ void Transition::score_plates(double* out) {
       pv.before->rows(pv.rows.data(), k, pv.b.data());
       for (size_t j = 0; j < k; ++j) pv.b[j] = pv.a[j] - pv.b[j];
     }
-    for (size_t j = 0; j < k; ++j) {
-      out[pv.slots[j]] = pv.b[j];
-      pv.new_sum += pv.a[j];
-    }
+    for (size_t j = 0; j < k; ++j) out[pv.slots[j]] = pv.b[j];
+    if (!pv.changes)
+      for (size_t j = 0; j < k; ++j) pv.new_sum += pv.a[j];
     pv.visited += k;
     st_.stats.sections_visited += k;
     pv.rows.clear();
@@ -316,7 +329,10 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     auto* p = as_plate(border_->children[i]);
     plates_.emplace_back().plate = p;
     plates_.back().first = first;
-    if (opts_.proxies && !exact_) proxy_sum += use_proxy(plates_.back());
+    if (!exact_ && fused_weights(plates_.back())) {
+      plates_.back().changes = true;
+      if (opts_.proxies) proxy_sum += use_proxy(plates_.back());
+    }
     first += p->rows;
   }
   // With control variates the test decides mean(l_i - p_i) >= mu0 - sum(p_i)/N: the same decision, since
@@ -372,9 +388,10 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
       c.root()->version = border_->version;
     }
     for (PlateVisit& pv : plates_) {
-      // A plate stores no computed value, only its total, known again only if every row was scored.
+      // A plate stores no computed value, only its total, known again only if every row was scored at the new
+      // value (rows scored by their change are not: plate_total recomputes it if anything asks).
       pv.plate->total = pv.new_sum;
-      pv.plate->total_valid = pv.visited == pv.plate->rows;
+      pv.plate->total_valid = !pv.changes && pv.visited == pv.plate->rows;
     }
     auto& stale = t_.stale_borders();
     const size_t node_sections = n - plate_rows_, seen = visited_.size() + chains_.size();

@@ -8,6 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -143,6 +144,22 @@ inline double logistic_log_density(double z, double y) {
   return -std::numeric_limits<double>::infinity();
 }
 
+/// softplus(a) - softplus(b) = max(a, 0) - max(b, 0) + log1p((e^-|a| - e^-|b|) / (1 + e^-|b|)), the difference of
+/// exponentials taken as e^-|b| expm1(|b| - |a|): no cancellation however close a and b are, exact in both
+/// tails (the log1p's argument stays in (-1/2, 1)), and three calls to libm where two softplus take four.
+inline double softplus_change(double a, double b) {
+  const double gap = std::abs(b) - std::abs(a), eb = std::exp(-std::abs(b));
+  const double d = gap < 700 ? eb * std::expm1(gap) : std::exp(-std::abs(a));  // e^-|b| may underflow
+  return (std::max(a, 0.0) - std::max(b, 0.0)) + std::log1p(d / (1 + eb));
+}
+
+/// log p(y | logistic(zt)) - log p(y | logistic(zf)) of a bernoulli observation y, as one softplus_change.
+inline double logistic_log_density_change(double zf, double zt, double y) {
+  if (y == 1.0) return -softplus_change(-zt, -zf);
+  if (y == 0.0) return -softplus_change(zt, zf);
+  return logistic_log_density(zt, y) - logistic_log_density(zf, y);
+}
+
 /// Whether the fused logistic scorer can run the plate's rows: a kLogistic body with dense feature vectors and
 /// dense observed numbers.
 bool fused_logistic_rows(const PlateNode& plate);
@@ -150,6 +167,11 @@ bool fused_logistic_rows(const PlateNode& plate);
 /// For a plate with fused_logistic_rows: the weights
 /// value `w` as a vector with the bias first (0 when w is as long as a row's features); nullopt otherwise.
 std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Value& w);
+
+/// For a plate with fused_logistic_rows and weights `from` and `to` (bias first, as logistic_weights gives
+/// them): out[j] = logistic_log_density_change of row rows[j], one pass over scattered rows.
+void logistic_log_density_changes(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
+                                  const uint32_t* rows, size_t k, double* out);
 
 /// The inputs' current values, in kInput order.
 std::vector<const Value*> current_inputs(const PlateNode& plate);

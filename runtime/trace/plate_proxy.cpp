@@ -71,7 +71,7 @@ double LogisticProxy::sum(const Eigen::VectorXd& from, const Eigen::VectorXd& to
 }
 
 void LogisticProxy::residuals(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
-                              const uint32_t* rows, size_t k, double* r, double* ll_to) const {
+                              const uint32_t* rows, size_t k, double* r) const {
   const PlateColumn& xs = plate.args[plate.program->fused_param];
   const auto d = static_cast<Eigen::Index>(xs.width());
   // Rows drawn at random are far apart: keep kRowsAhead of them in flight so their cache misses overlap. (Not
@@ -94,8 +94,7 @@ void LogisticProxy::residuals(const PlateNode& plate, const Eigen::VectorXd& fro
     const Coef& c = coef_[rows[j]];
     // p(to) - p(from) = d1 (zt - zf) + d2/2 ((zt - z*)^2 - (zf - z*)^2), the difference of squares factored.
     const double dp = (zt - zf) * (c.d1 + 0.5 * c.d2 * ((zt - c.zref) + (zf - c.zref)));
-    ll_to[j] = logistic_log_density(zt, y);
-    r[j] = (ll_to[j] - logistic_log_density(zf, y)) - dp;
+    r[j] = logistic_log_density_change(zf, zt, y) - dp;
   }
 }
 

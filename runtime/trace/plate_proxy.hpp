@@ -28,18 +28,18 @@ class LogisticProxy {
   /// The sum over all rows of p_i(to) - p_i(from), the proxies' change for a move of the weights.
   double sum(const Eigen::VectorXd& from, const Eigen::VectorXd& to) const;
 
-  /// For each row i = rows[j]: r[j] = l_i(to) - l_i(from) - (p_i(to) - p_i(from)) and ll_to[j] = l_i(to).
+  /// For each row i = rows[j]: r[j] = l_i(to) - l_i(from) - (p_i(to) - p_i(from)).
   void residuals(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
-                 const uint32_t* rows, size_t k, double* r, double* ll_to) const;
+                 const uint32_t* rows, size_t k, double* r) const;
 
   /// Rows of the plate when the proxies were built (rows added later make them stale).
   size_t rows() const { return coef_.size(); }
   const Eigen::VectorXd& reference() const { return ref_; }
 
   /// The cost of building proxies for one row, in rows scored by `residuals`, for weights of length `dims`.
-  /// Measured (bench/bench_proxy_cost): 0.25-0.7 at dims 3, where a build streams rows that scoring fetches at
-  /// random, and 1.5 at dims 51, where the O(dims^2) Hessian dominates.
-  static double build_cost(size_t dims) { return 0.5 + static_cast<double>(dims) / 32; }
+  /// Measured (bench/bench_proxy_cost): 0.8-1.0 at dims 3 and 2.1 at dims 51, where the O(dims^2) Hessian
+  /// dominates.
+  static double build_cost(size_t dims) { return 0.75 + static_cast<double>(dims) / 32; }
 
   /// Rows scored after the first look of their decision (k0 mini-batches) since the proxies were built: the work proxies
   /// at the current value would likely have saved. subsampled_mh builds them again when this reaches the cost

@@ -51,19 +51,18 @@ TEST_CASE("the proxies' closed-form sum is the sum of the rows' proxies; residua
   CHECK(proxy->rows() == 300);
   std::vector<uint32_t> rows(plate.rows);
   std::iota(rows.begin(), rows.end(), 0u);
-  std::vector<double> r(plate.rows), ll(plate.rows);
+  std::vector<double> r(plate.rows);
   Rng rng(9);
   for (double step : {1.0, 0.1, 0.01}) {
     CAPTURE(step);
     const Eigen::Vector3d from = ref + step * Eigen::Vector3d(rng.normal(), rng.normal(), rng.normal());
     const Eigen::Vector3d to = from + step * Eigen::Vector3d(rng.normal(), rng.normal(), rng.normal());
-    proxy->residuals(plate, from, to, rows.data(), rows.size(), r.data(), ll.data());
+    proxy->residuals(plate, from, to, rows.data(), rows.size(), r.data());
     const Value w_to = make_vector(Eigen::VectorXd(to)), w_from = make_vector(Eigen::VectorXd(from));
     PlateEvaluator at_to(plate, {&w_to}), at_from(plate, {&w_from});
     double dp_sum = 0, r_abs = 0, l_abs = 0;
     for (size_t i = 0; i < plate.rows; ++i) {
       const double l = at_to.row(i) - at_from.row(i);
-      CHECK(ll[i] == at_to.row(i));
       dp_sum += l - r[i];
       r_abs += std::abs(r[i]);
       l_abs += std::abs(l);

@@ -121,6 +121,34 @@ TEST_CASE("in the tails the fused score is -softplus(-+z), finite where log(logi
   }
 }
 
+TEST_CASE("a row's change of log density is exact in both tails, and for tiny moves where a difference is not") {
+  // Reference in long double: f(z) = -softplus(-z) if y = 1, -softplus(z) if y = 0.
+  const auto f = [](long double z, double y) {
+    const long double t = y == 1 ? -z : z;
+    return -(std::max(t, 0.0L) + std::log1p(std::exp(-std::abs(t))));
+  };
+  for (double zf : {-800.0, -40.0, -3.0, -1e-8, 0.0, 2.5, 40.0, 800.0})
+    for (double dz : {-5.0, -1e-3, 1e-3, 5.0})
+      for (double y : {0.0, 1.0}) {
+        CAPTURE(zf);
+        CAPTURE(dz);
+        CAPTURE(y);
+        const double zt = zf + dz, got = logistic_log_density_change(zf, zt, y);
+        const auto want = static_cast<double>(f(zt, y) - f(zf, y));
+        CHECK((close(got, want, 1e-13) || std::abs(got - want) < 1e-300));
+      }
+  // A move of 1e-7: the change is (y - s) dz - s (1 - s) dz^2 / 2 to a relative 1e-13 (s = logistic(zf)), which
+  // the difference of two densities of size 1 misses by about 1e-9.
+  const double zf = 0.3, zt = zf + 1e-7, dz = zt - zf, s = 1 / (1 + std::exp(-zf));
+  for (double y : {0.0, 1.0}) {
+    CAPTURE(y);
+    const double want = (y - s) * dz - s * (1 - s) * dz * dz / 2;
+    CHECK(close(logistic_log_density_change(zf, zt, y), want, 1e-12));
+    const double naive = logistic_log_density(zt, y) - logistic_log_density(zf, y);
+    CHECK_FALSE(close(naive, want, 1e-12));
+  }
+}
+
 TEST_CASE("linear_logistic's sizes in a plate: a bias if w is one longer, none if equal, else its kDomain error") {
   Engine e(3);
   test::run(e, "[assume w (vector 0.5 -1 2)] [assume f (lambda (x) (bernoulli (linear_logistic w x)))]");
