@@ -201,9 +201,11 @@ double Transition::use_proxy(PlateVisit& pv) {
   if (!plate.proxy || plate.proxy->rows() != plate.rows || plate.proxy->reference().size() != pv.w_from.size() ||
       plate.proxy->excess >= worn) {
     ++st_.stats.proxy_builds;
-    if (!plate.proxy) plate.proxy = LogisticProxy::build(plate, pv.w_from);
-    else if (!plate.proxy->rebuild(plate, pv.w_from)) plate.proxy.reset();
-    if (!plate.proxy) return 0;
+    if (!plate.proxy) plate.proxy = std::make_shared<LogisticProxy>();
+    if (!plate.proxy->rebuild(plate, pv.w_from)) {
+      plate.proxy.reset();
+      return 0;
+    }
   }
   pv.proxy = plate.proxy.get();
   return pv.proxy->sum(pv.w_from, pv.w_to);

@@ -102,21 +102,8 @@ std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Va
 
 void logistic_log_density_changes(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
                                   const uint32_t* rows, size_t k, double* out) {
-  const PlateColumn& xs = plate.args[plate.program->fused_param];
-  const auto d = static_cast<Eigen::Index>(xs.width());
-  for (size_t j = 0; j < std::min(k, kRowsAhead); ++j) {
-    __builtin_prefetch(xs.row(rows[j]));
-    __builtin_prefetch(plate.observed.row(rows[j]));
-  }
-  const Eigen::Map<const Eigen::VectorXd> wf(from.data() + 1, d), wt(to.data() + 1, d);
-  for (size_t j = 0; j < k; ++j) {
-    if (const size_t a = j + kRowsAhead; a < k) {
-      __builtin_prefetch(xs.row(rows[a]));
-      __builtin_prefetch(plate.observed.row(rows[a]));
-    }
-    const Eigen::Map<const Eigen::VectorXd> x(xs.row(rows[j]), d);
-    out[j] = logistic_log_density_change(from[0] + wf.dot(x), to[0] + wt.dot(x), *plate.observed.row(rows[j]));
-  }
+  scan_logistic_rows(plate, from, to, rows, k, static_cast<const double*>(nullptr),
+                     [out](size_t j, double zf, double zt, double y) { out[j] = logistic_log_density_change(zf, zt, y); });
 }
 
 PlateEvaluator::PlateEvaluator(const PlateNode& plate, std::vector<const Value*> inputs)

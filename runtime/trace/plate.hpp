@@ -169,6 +169,30 @@ bool fused_logistic_rows(const PlateNode& plate);
 std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Value& w);
 
 /// For a plate with fused_logistic_rows and weights `from` and `to` (bias first, as logistic_weights gives
+/// them): calls score(j, zf, zt, y) for each row i = rows[j] with its z under both weights and its observed
+/// value, keeping kRowsAhead rows in flight, with their entries of `extra` (one element per row, or null).
+/// The prefetches are written here, not in a lambda: GCC deems a lambda that only prefetches pure and deletes
+/// its calls.
+template <class Extra, class Score>
+void scan_logistic_rows(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
+                        const uint32_t* rows, size_t k, const Extra* extra, Score&& score) {
+  const PlateColumn& xs = plate.args[plate.program->fused_param];
+  const auto d = static_cast<Eigen::Index>(xs.width());
+  for (size_t j = 0; j < k + kRowsAhead; ++j) {
+    if (j < k) {
+      __builtin_prefetch(xs.row(rows[j]));
+      __builtin_prefetch(plate.observed.row(rows[j]));
+      if (extra != nullptr) __builtin_prefetch(extra + rows[j]);
+    }
+    if (j < kRowsAhead) continue;
+    const size_t at = j - kRowsAhead;  // the row fetched kRowsAhead steps ago
+    const Eigen::Map<const Eigen::VectorXd> x(xs.row(rows[at]), d);
+    score(at, from[0] + Eigen::Map<const Eigen::VectorXd>(from.data() + 1, d).dot(x),
+          to[0] + Eigen::Map<const Eigen::VectorXd>(to.data() + 1, d).dot(x), *plate.observed.row(rows[at]));
+  }
+}
+
+/// For a plate with fused_logistic_rows and weights `from` and `to` (bias first, as logistic_weights gives
 /// them): out[j] = logistic_log_density_change of row rows[j], one pass over scattered rows.
 void logistic_log_density_changes(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
                                   const uint32_t* rows, size_t k, double* out);

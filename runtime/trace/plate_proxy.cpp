@@ -72,30 +72,12 @@ double LogisticProxy::sum(const Eigen::VectorXd& from, const Eigen::VectorXd& to
 
 void LogisticProxy::residuals(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
                               const uint32_t* rows, size_t k, double* r) const {
-  const PlateColumn& xs = plate.args[plate.program->fused_param];
-  const auto d = static_cast<Eigen::Index>(xs.width());
-  // Rows drawn at random are far apart: keep kRowsAhead of them in flight so their cache misses overlap. (Not
-  // in a lambda: GCC deems a lambda that only prefetches pure and deletes its calls.)
-  for (size_t j = 0; j < std::min(k, kRowsAhead); ++j) {
-    __builtin_prefetch(xs.row(rows[j]));
-    __builtin_prefetch(plate.observed.row(rows[j]));
-    __builtin_prefetch(&coef_[rows[j]]);
-  }
-  const Eigen::Map<const Eigen::VectorXd> wf(from.data() + 1, d), wt(to.data() + 1, d);
-  for (size_t j = 0; j < k; ++j) {
-    if (const size_t a = j + kRowsAhead; a < k) {
-      __builtin_prefetch(xs.row(rows[a]));
-      __builtin_prefetch(plate.observed.row(rows[a]));
-      __builtin_prefetch(&coef_[rows[a]]);
-    }
-    const Eigen::Map<const Eigen::VectorXd> x(xs.row(rows[j]), d);
-    const double y = *plate.observed.row(rows[j]);
-    const double zf = from[0] + wf.dot(x), zt = to[0] + wt.dot(x);
+  scan_logistic_rows(plate, from, to, rows, k, coef_.data(), [&](size_t j, double zf, double zt, double y) {
     const Coef& c = coef_[rows[j]];
     // p(to) - p(from) = d1 (zt - zf) + d2/2 ((zt - z*)^2 - (zf - z*)^2), the difference of squares factored.
     const double dp = (zt - zf) * (c.d1 + 0.5 * c.d2 * ((zt - c.zref) + (zf - c.zref)));
     r[j] = logistic_log_density_change(zf, zt, y) - dp;
-  }
+  });
 }
 
 }  // namespace vnt
