@@ -50,10 +50,13 @@ int main(int argc, char** argv) {
   Eigen::VectorXd to = ref;
   to[0] += 0.01;
 
-  constexpr int kBuilds = 5;
-  std::unique_ptr<vnt::LogisticProxy> proxy;
+  // The first build allocates the proxies (fresh pages); subsampled_mh's later builds reuse them (rebuild).
   auto t0 = Clock::now();
-  for (int b = 0; b < kBuilds; ++b) proxy = vnt::LogisticProxy::build(plate, ref);
+  std::unique_ptr<vnt::LogisticProxy> proxy = vnt::LogisticProxy::build(plate, ref);
+  const double first_ns = since(t0) / static_cast<double>(n) * 1e9;
+  constexpr int kBuilds = 5;
+  t0 = Clock::now();
+  for (int b = 0; b < kBuilds; ++b) proxy->rebuild(plate, ref);
   const double build_ns = since(t0) / kBuilds / static_cast<double>(n) * 1e9;
 
   constexpr size_t kBatch = 100, kBatches = 20000;
@@ -67,8 +70,9 @@ int main(int argc, char** argv) {
     sink += r[0];
   }
   const double score_ns = since(t0) / static_cast<double>(kBatch * kBatches) * 1e9;
-  fmt::print("N = {}, D = {}: build {:.1f} ns per row, residuals {:.1f} ns per row (random mini-batches of {})\n", n,
-             d, build_ns, score_ns, kBatch);
+  fmt::print("N = {}, D = {}: build {:.1f} ns per row (first {:.1f}), residuals {:.1f} ns per row (random "
+             "mini-batches of {})\n",
+             n, d, build_ns, first_ns, score_ns, kBatch);
   fmt::print("build / score = {:.2f}; LogisticProxy::build_cost({}) = {:.2f}   [{:.3g}]\n", build_ns / score_ns,
              d + 1, vnt::LogisticProxy::build_cost(static_cast<size_t>(d + 1)), sink);
   return 0;

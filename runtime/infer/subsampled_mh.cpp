@@ -102,6 +102,7 @@ struct PlateVisit {
   bool changes = false;
   Eigen::VectorXd w_from, w_to;
   LogisticProxy* proxy = nullptr;  // 'proxy 'taylor: rows are scored as residuals against it
+  LogisticProxy* renting = nullptr;  // 'proxy 'taylor: where the rows scored beyond the first look are counted
   std::vector<uint32_t> rows, slots;  // the current mini-batch: row numbers and their places in it
   std::vector<double> a, b;
   double new_sum = 0;
@@ -189,26 +190,25 @@ bool Transition::fused_weights(PlateVisit& pv) const {
 }
 
 /// 'proxy 'taylor, for a visit with fused_weights: makes pv score its rows as residuals against the plate's
-/// control variates (built, or moved to the border's current value, when missing, stale, or worn out) and
-/// returns the sum of the proxies' change, known exactly; 0 and no proxy if they cannot be built. A
-/// build costs O(N D^2); it is redone when the rows scored beyond their decisions' first mini-batch have cost
-/// as much (LogisticProxy::excess), so rebuilds at most double the cost of a chain that has left w* behind,
-/// and never happen while decisions take one mini-batch.
+/// control variates when they are built and cover every row, and returns the sum of the proxies' change, known
+/// exactly; 0 and no proxy otherwise. A build costs a pass over the rows, so it is bought like skis by a renter
+/// who does not know how long the season lasts: only once the rows scored beyond their decisions' first
+/// mini-batch (LogisticProxy::excess, counted with or without proxies) have cost as much as a build. Builds
+/// then never cost more than the rows that paid for them, none is made while decisions take one mini-batch,
+/// and none at a point the chain is only passing through (a draw of the prior, say).
 double Transition::use_proxy(PlateVisit& pv) {
   PlateNode& plate = *pv.plate;
+  if (!plate.proxy) plate.proxy = std::make_shared<LogisticProxy>();
+  LogisticProxy& proxy = *plate.proxy;
+  pv.renting = &proxy;
   const auto dims = static_cast<size_t>(pv.w_from.size());
-  const double worn = LogisticProxy::build_cost(dims) * static_cast<double>(plate.rows);
-  if (!plate.proxy || plate.proxy->rows() != plate.rows || plate.proxy->reference().size() != pv.w_from.size() ||
-      plate.proxy->excess >= worn) {
+  if (proxy.excess >= LogisticProxy::build_cost(dims) * static_cast<double>(plate.rows)) {
     ++st_.stats.proxy_builds;
-    if (!plate.proxy) plate.proxy = std::make_shared<LogisticProxy>();
-    if (!plate.proxy->rebuild(plate, pv.w_from)) {
-      plate.proxy.reset();
-      return 0;
-    }
+    proxy.rebuild(plate, pv.w_from);  // if it cannot be built, the attempt still spent the excess
   }
-  pv.proxy = plate.proxy.get();
-  return pv.proxy->sum(pv.w_from, pv.w_to);
+  if (proxy.rows() != plate.rows || proxy.reference().size() != pv.w_from.size()) return 0;
+  pv.proxy = &proxy;
+  return proxy.sum(pv.w_from, pv.w_to);
 }
 
 void Transition::visit_section(size_t s, size_t slot, double* out) {
@@ -340,6 +340,8 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   // With control variates the test decides mean(l_i - p_i) >= mu0 - sum(p_i)/N: the same decision, since
   // sum(p_i) over all N sections is known (node sections have p_i = 0).
   if (std::isfinite(mu0)) mu0 -= proxy_sum / static_cast<double>(n);
+  if (std::any_of(plates_.begin(), plates_.end(), [](const PlateVisit& pv) { return pv.proxy != nullptr; }))
+    ++st_.stats.proxy_decisions;
   plate_rows_ = plate_rows(border_);
   size_t drawn = 0;
   SequentialTestConfig cfg{std::isnan(mu0) ? std::numeric_limits<double>::infinity() : mu0, n, opts_.batch,
@@ -373,11 +375,12 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     throw;
   }
   st_.stats.sections_total += n;
-  if (const size_t first_look = opts_.batch * opts_.min_batches; drawn > first_look) {
-    // Each proxy's share of the rows this decision needed beyond its first look.
+  if (const size_t first_look = opts_.batch * opts_.min_batches; opts_.epsilon > 0 && drawn > first_look) {
+    // Each plate's share of the rows this decision needed beyond its first look (with eps = 0 every decision
+    // needs every row, and proxies cannot change that).
     const double beyond = static_cast<double>(drawn - first_look) / static_cast<double>(drawn);
     for (PlateVisit& pv : plates_)
-      if (pv.proxy != nullptr) pv.proxy->excess += beyond * static_cast<double>(pv.visited);
+      if (pv.renting != nullptr) pv.renting->excess += beyond * static_cast<double>(pv.visited);
   }
   if (result.accept) {
     // Step 6: keep everything; the n - drawn unvisited sections are now stale.

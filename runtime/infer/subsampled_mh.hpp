@@ -39,6 +39,7 @@ struct SubsampledStats {
   uint64_t exact_transitions = 0;  // no border (N <= 1) or fallback: plain MH
   uint64_t stale_repairs = 0;      // visited sections that first had to be brought up to date
   uint64_t proxy_builds = 0;       // 'proxy 'taylor: control variates built (each costs one pass over a plate)
+  uint64_t proxy_decisions = 0;    // 'proxy 'taylor: decisions that tested residuals against them
 };
 
 /// State kept across the transitions of one kernel: the lazily shuffled index array per border and the

@@ -102,8 +102,9 @@ std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Va
 
 void logistic_log_density_changes(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
                                   const uint32_t* rows, size_t k, double* out) {
-  scan_logistic_rows(plate, from, to, rows, k, static_cast<const double*>(nullptr),
-                     [out](size_t j, double zf, double zt, double y) { out[j] = logistic_log_density_change(zf, zt, y); });
+  scan_logistic_rows(plate, from, to, rows, k, [out](size_t j, const auto&, double zf, double zt, double y) {
+    out[j] = logistic_log_density_change(zf, zt, y);
+  });
 }
 
 PlateEvaluator::PlateEvaluator(const PlateNode& plate, std::vector<const Value*> inputs)

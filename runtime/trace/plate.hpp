@@ -92,8 +92,9 @@ struct PlateNode : Node {
   size_t rows = 0;
   double total = 0;             // sum of the rows' log densities at the inputs' current values ...
   bool total_valid = false;     // ... while this holds (an accepted subsampled move clears it)
-  /// subsampled_mh 'proxy 'taylor: control variates of the rows (plate_proxy.hpp), built when first needed. They
-  /// depend on the rows' data only, so nothing makes them stale but rows added after they were built.
+  /// subsampled_mh 'proxy 'taylor: control variates of the rows (plate_proxy.hpp), built once decisions without
+  /// them have cost a build. They depend on the rows' data only, so nothing makes them stale but rows added
+  /// after they were built.
   std::shared_ptr<LogisticProxy> proxy;
 };
 
@@ -169,26 +170,24 @@ bool fused_logistic_rows(const PlateNode& plate);
 std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Value& w);
 
 /// For a plate with fused_logistic_rows and weights `from` and `to` (bias first, as logistic_weights gives
-/// them): calls score(j, zf, zt, y) for each row i = rows[j] with its z under both weights and its observed
-/// value, keeping kRowsAhead rows in flight, with their entries of `extra` (one element per row, or null).
-/// The prefetches are written here, not in a lambda: GCC deems a lambda that only prefetches pure and deletes
-/// its calls.
-template <class Extra, class Score>
+/// them): calls score(j, x, zf, zt, y) for each row i = rows[j] with its features x (a D-vector), its z under
+/// both weights and its observed value, keeping kRowsAhead rows in flight. The prefetches are written here, not
+/// in a lambda: GCC deems a lambda that only prefetches pure and deletes its calls.
+template <class Score>
 void scan_logistic_rows(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
-                        const uint32_t* rows, size_t k, const Extra* extra, Score&& score) {
+                        const uint32_t* rows, size_t k, Score&& score) {
   const PlateColumn& xs = plate.args[plate.program->fused_param];
   const auto d = static_cast<Eigen::Index>(xs.width());
+  const Eigen::Map<const Eigen::VectorXd> wf(from.data() + 1, d), wt(to.data() + 1, d);
   for (size_t j = 0; j < k + kRowsAhead; ++j) {
     if (j < k) {
       __builtin_prefetch(xs.row(rows[j]));
       __builtin_prefetch(plate.observed.row(rows[j]));
-      if (extra != nullptr) __builtin_prefetch(extra + rows[j]);
     }
     if (j < kRowsAhead) continue;
     const size_t at = j - kRowsAhead;  // the row fetched kRowsAhead steps ago
     const Eigen::Map<const Eigen::VectorXd> x(xs.row(rows[at]), d);
-    score(at, from[0] + Eigen::Map<const Eigen::VectorXd>(from.data() + 1, d).dot(x),
-          to[0] + Eigen::Map<const Eigen::VectorXd>(to.data() + 1, d).dot(x), *plate.observed.row(rows[at]));
+    score(at, x, from[0] + wf.dot(x), to[0] + wt.dot(x), *plate.observed.row(rows[at]));
   }
 }
 

@@ -12,6 +12,16 @@ namespace {
 
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+/// f'(z) and f''(z) of f(z) = log p(y | logistic(z)): y - logistic(z) and -logistic(z) logistic(-z), both
+/// logistics from one exp of -|z|, which cannot overflow.
+struct Slopes {
+  double d1, d2;
+};
+inline Slopes slopes(double z, double y) {
+  const double e = std::exp(-std::abs(z)), near = 1 / (1 + e), far = e * near;
+  return {y - (z >= 0 ? near : far), -near * far};
+}
+
 }  // namespace
 
 std::unique_ptr<LogisticProxy> LogisticProxy::build(const PlateNode& plate, const Eigen::VectorXd& ref) {
@@ -21,47 +31,58 @@ std::unique_ptr<LogisticProxy> LogisticProxy::build(const PlateNode& plate, cons
 }
 
 bool LogisticProxy::rebuild(const PlateNode& plate, const Eigen::VectorXd& ref) {
+  rows_ = 0;
+  excess = 0;
   if (!fused_logistic_rows(plate) || plate.rows == 0) return false;
   const PlateColumn& xs = plate.args[plate.program->fused_param];
   const auto d = static_cast<Eigen::Index>(xs.width());
   if (ref.size() != d + 1) return false;
-  ref_ = ref;
-  coef_.resize(plate.rows);  // in place when rebuilt: no fresh pages to fault in
-  excess = 0;
-  // With x~ = (1, x): g = sum d1 x~ and H = sum d2 x~ x~^T, in blocks of rows so no N x D temporary is made.
-  // d1 and d2 are read in place from the per-row coefficients.
-  static_assert(sizeof(Coef) == 3 * sizeof(double));
-  using Strided = Eigen::Map<const Eigen::VectorXd, 0, Eigen::InnerStride<3>>;
+  // With x~ = (1, x): g = sum d1 x~ and H = sum d2 x~ x~^T, a block of rows at a time, each step over the whole
+  // block: one matrix-vector product for z*, one SIMD exp, one plain loop for the slopes, and products for the
+  // sums.
   const auto rows = static_cast<Eigen::Index>(plate.rows);
-  const Strided d1(&coef_[0].d1, rows), d2(&coef_[0].d2, rows);
   const Eigen::Map<const RowMajor> x(xs.row(0), rows, d);
+  const Eigen::Map<const Eigen::ArrayXd> observed(plate.observed.row(0), rows);
   const Eigen::Map<const Eigen::VectorXd> w(ref.data() + 1, d);
-  g_ = Eigen::VectorXd::Zero(d + 1);
-  h_ = Eigen::MatrixXd::Zero(d + 1, d + 1);
-  constexpr Eigen::Index kBlock = 4096;
-  Eigen::VectorXd z(std::min(kBlock, rows));
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(d + 1);
+  Eigen::MatrixXd h = Eigen::MatrixXd::Zero(d + 1, d + 1);
+  constexpr Eigen::Index kBlock = 1024, kFewFeatures = 4;
+  const Eigen::Index block = std::min(kBlock, rows);
+  Eigen::ArrayXd z(block), e(block), d1(block), d2(block);
+  RowMajor scaled(d <= kFewFeatures ? 0 : block, d);
   for (Eigen::Index first = 0; first < rows; first += kBlock) {
     const Eigen::Index k = std::min(kBlock, rows - first);
     const auto xb = x.middleRows(first, k);
-    z.head(k).noalias() = xb * w;  // the block's z* = w*~ . x~ by one matrix-vector product
-    for (Eigen::Index j = 0; j < k; ++j) {
-      const auto i = static_cast<size_t>(first + j);
-      const double y = *plate.observed.row(i);
-      if (y != 0.0 && y != 1.0) return false;
-      const double zi = ref[0] + z[j];
-      // f(z) = log p(y | logistic(z)): f'(z) = y - logistic(z), f''(z) = -logistic(z) logistic(-z). Both
-      // logistics from one exp of -|z|, which cannot overflow.
-      const double e = std::exp(-std::abs(zi)), near = 1 / (1 + e), far = e * near;
-      coef_[i] = Coef{y - (zi >= 0 ? near : far), -near * far, zi};
+    const auto y = observed.segment(first, k);
+    if ((y * (1 - y) != 0).any()) return false;  // an observed value other than 0 and 1
+    auto zb = z.head(k), eb = e.head(k), a = d1.head(k), b = d2.head(k);
+    zb.matrix().noalias() = xb * w;
+    zb += ref[0];
+    eb = (-zb.abs()).exp();
+    for (Eigen::Index j = 0; j < k; ++j) {  // as slopes(), in a loop the compiler vectorizes with no branch
+      const double nj = 1 / (1 + eb[j]), fj = eb[j] * nj;  // (Eigen's select() branches on the sign of z)
+      a[j] = y[j] - (zb[j] >= 0 ? nj : fj);
+      b[j] = -nj * fj;
     }
-    const auto a = d1.segment(first, k), b = d2.segment(first, k);
-    g_[0] += a.sum();
-    g_.tail(d) += xb.transpose() * a;
-    h_(0, 0) += b.sum();
-    h_.block(1, 0, d, 1) += xb.transpose() * b;
-    h_.bottomRightCorner(d, d) += xb.transpose() * (b.asDiagonal() * xb);
+    g[0] += a.sum();
+    g.tail(d).noalias() += xb.transpose() * a.matrix();
+    h(0, 0) += b.sum();
+    h.block(1, 0, d, 1).noalias() += xb.transpose() * b.matrix();
+    if (d <= kFewFeatures) {
+      // A general matrix product packs its operands first, which costs more than the product at this width.
+      for (Eigen::Index i = 0; i < d; ++i)
+        for (Eigen::Index l = 0; l <= i; ++l) h(1 + i, 1 + l) += (b * xb.col(i).array() * xb.col(l).array()).sum();
+    } else {
+      auto sb = scaled.topRows(k);
+      sb.noalias() = b.matrix().asDiagonal() * xb;
+      h.bottomRightCorner(d, d).noalias() += xb.transpose() * sb;
+    }
   }
-  h_.block(0, 1, 1, d) = h_.block(1, 0, d, 1).transpose();
+  h.triangularView<Eigen::StrictlyUpper>() = h.transpose();
+  ref_ = ref;
+  g_ = std::move(g);
+  h_ = std::move(h);
+  rows_ = plate.rows;
   return true;
 }
 
@@ -72,10 +93,12 @@ double LogisticProxy::sum(const Eigen::VectorXd& from, const Eigen::VectorXd& to
 
 void LogisticProxy::residuals(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
                               const uint32_t* rows, size_t k, double* r) const {
-  scan_logistic_rows(plate, from, to, rows, k, coef_.data(), [&](size_t j, double zf, double zt, double y) {
-    const Coef& c = coef_[rows[j]];
+  const Eigen::Map<const Eigen::VectorXd> wr(ref_.data() + 1, ref_.size() - 1);
+  scan_logistic_rows(plate, from, to, rows, k, [&](size_t j, const auto& x, double zf, double zt, double y) {
+    const double zr = ref_[0] + wr.dot(x);
+    const Slopes c = slopes(zr, y);
     // p(to) - p(from) = d1 (zt - zf) + d2/2 ((zt - z*)^2 - (zf - z*)^2), the difference of squares factored.
-    const double dp = (zt - zf) * (c.d1 + 0.5 * c.d2 * ((zt - c.zref) + (zf - c.zref)));
+    const double dp = (zt - zf) * (c.d1 + 0.5 * c.d2 * ((zt - zr) + (zf - zr)));
     r[j] = logistic_log_density_change(zf, zt, y) - dp;
   });
 }

@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 namespace vnt {
 
@@ -19,10 +18,12 @@ struct PlateNode;
 
 class LogisticProxy {
  public:
-  /// Proxies of every row of `plate` around `ref` (bias first, as long as a row's features plus one): O(N D^2).
+  /// Proxies of every row of `plate` around `ref` (bias first, as long as a row's features plus one): O(N D^2)
+  /// to build, and O(D^2) to keep: a row's own Taylor coefficients are recomputed when it is scored (one dot
+  /// product and one exp), which is cheaper than reading them from an array as large as the data.
   /// Null if the plate has no dense fused logistic rows or an observed value other than 0 and 1.
   static std::unique_ptr<LogisticProxy> build(const PlateNode& plate, const Eigen::VectorXd& ref);
-  /// Builds these proxies again around `ref`, reusing their storage; false (and unusable) where build is null.
+  /// Builds these proxies (again) around `ref`; false, and rows() == 0, where build gives null. Spends the excess.
   bool rebuild(const PlateNode& plate, const Eigen::VectorXd& ref);
 
   /// The sum over all rows of p_i(to) - p_i(from), the proxies' change for a move of the weights.
@@ -32,29 +33,24 @@ class LogisticProxy {
   void residuals(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
                  const uint32_t* rows, size_t k, double* r) const;
 
-  /// Rows of the plate when the proxies were built (rows added later make them stale).
-  size_t rows() const { return coef_.size(); }
+  /// Rows of the plate when the proxies were built (rows added later make them stale); 0 while none are built.
+  size_t rows() const { return rows_; }
   const Eigen::VectorXd& reference() const { return ref_; }
 
   /// The cost of building proxies for one row, in rows scored by `residuals`, for weights of length `dims`.
-  /// Measured (bench/bench_proxy_cost): 0.8-1.0 at dims 3 and 2.1 at dims 51, where the O(dims^2) Hessian
-  /// dominates.
-  static double build_cost(size_t dims) { return 0.75 + static_cast<double>(dims) / 32; }
+  /// Measured by bench/bench_proxy_cost: 0.3 at dims 3, 0.45 at dims 5, 2.1 at dims 51 (the O(dims^2) Hessian).
+  static double build_cost(size_t dims) { return 0.2 + static_cast<double>(dims) / 27; }
 
-  /// Rows scored after the first look of their decision (k0 mini-batches) since the proxies were built: the work proxies
-  /// at the current value would likely have saved. subsampled_mh builds them again when this reaches the cost
-  /// of a build (a ski-rental rule: the rebuilds never cost more than the extra rows that paid for them).
+  /// Rows scored after the first look of their decision (k0 mini-batches) since the proxies were last built (or
+  /// since subsampled_mh first wanted them): the work proxies at the current value would likely have saved.
+  /// subsampled_mh builds them when this reaches the cost of a build (a ski-rental rule).
   double excess = 0;
 
  private:
-  /// Per row: f'(z*) and f''(z*) of f(z) = log p(y | logistic(z)), and z* itself.
-  struct Coef {
-    double d1, d2, zref;
-  };
   Eigen::VectorXd ref_;
-  Eigen::VectorXd g_;  // sum of d1_i x~_i
-  Eigen::MatrixXd h_;  // sum of d2_i x~_i x~_i^T
-  std::vector<Coef> coef_;
+  Eigen::VectorXd g_;  // sum of f'(z*_i) x~_i, f(z) = log p(y | logistic(z)), z*_i = w* . x~_i
+  Eigen::MatrixXd h_;  // sum of f''(z*_i) x~_i x~_i^T
+  size_t rows_ = 0;
 };
 
 }  // namespace vnt

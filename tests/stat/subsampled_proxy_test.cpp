@@ -70,10 +70,12 @@ TEST_CASE("'proxy 'taylor: subsampled_mh with eps 0.01 and Nbatch 100 matches a 
   const auto half = run_chain(kRows / 2, false, 3 * kTransitions, 9);
   // Most decisions take one mini-batch: the residuals' spread is tiny next to the threshold's distance.
   const double touched = static_cast<double>(stats.sections_visited) / static_cast<double>(stats.sections_total);
-  MESSAGE("fraction of the rows touched: " << touched << ", proxies built: " << stats.proxy_builds);
+  MESSAGE("fraction of the rows touched: " << touched << ", proxies built: " << stats.proxy_builds
+                                               << ", decisions on residuals: " << stats.proxy_decisions);
   CHECK(touched < 0.2);
   CHECK(stats.exact_transitions == 0);
   CHECK(stats.proxy_builds >= 1);
+  CHECK(stats.proxy_decisions > kTransitions / 2);  // built once rows beyond first looks paid for them
   for (int d = 0; d < 3; ++d) {
     const Estimate s = estimate(tail(sub[d])), x = estimate(tail(exact[d])), h = estimate(tail(half[d]));
     MESSAGE("w[" << d << "]: exact mh " << x.mean << " +- " << x.sd << " (ESS " << x.ess << "); proxy " << s.mean
