@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/austerity/t_quantile_cache.hpp"
 
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <limits>
 #include <numbers>
@@ -25,6 +26,13 @@ double TQuantileCache::compute(double epsilon, size_t df) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
+double TQuantileCache::floor(double epsilon) {
+  if (epsilon > 0.5) return -std::numeric_limits<double>::infinity();
+  if (epsilon == 0.0) return std::numeric_limits<double>::infinity();
+  const double z = boost::math::quantile(boost::math::complement(boost::math::normal(), epsilon));
+  return z - 1e-12 * std::abs(z);
+}
+
 double TQuantileCache::epsilon_at(size_t k) const {
   if (spending_ == ErrorSpending::kPerTest) return epsilon_;
   const auto kk = static_cast<double>(k);
@@ -37,6 +45,7 @@ double TQuantileCache::fill(size_t k) {
   if (critical_.size() < k) critical_.resize(k, std::numeric_limits<double>::quiet_NaN());
   const double c = compute(epsilon_at(k), k * batch_ - 1);
   critical_[k - 1] = c;
+  ++filled_;
   return c;
 }
 

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
@@ -39,6 +40,33 @@ TEST_CASE("TQuantileCache: critical values") {
   cache.bind(0.0, 5);
   CHECK(cache.classify(1e300, 1) == TestOutcome::kContinue);  // eps = 0 never decides
   CHECK(cache.classify(-1e300, 7) == TestOutcome::kContinue);
+}
+
+TEST_CASE("TQuantileCache: a floor below every critical value spares computing them for small statistics") {
+  for (double eps : {1e-9, 1e-3, 0.01, 0.1, 0.3, 0.5}) {
+    CAPTURE(eps);
+    const double floor = TQuantileCache::floor(eps);
+    for (double df : {1.0, 2.0, 9.0, 99.0, 1e3, 1e5, 1e7, 1e9, 4e9}) {
+      CAPTURE(df);
+      const double c = TQuantileCache::compute(eps, static_cast<size_t>(df));
+      CHECK(floor <= c);
+      if (df >= 1e7) CHECK(c - floor < 1e-6 * std::max(1.0, c));  // and close to them for large df
+    }
+  }
+  CHECK(TQuantileCache::floor(0.7) == -std::numeric_limits<double>::infinity());  // quantiles below the mean
+  CHECK(TQuantileCache::floor(0.0) == std::numeric_limits<double>::infinity());
+  for (ErrorSpending spending : {ErrorSpending::kPerTest, ErrorSpending::kPerDecision}) {
+    TQuantileCache cache(0.01, 100, spending);
+    const double floor = TQuantileCache::floor(cache.epsilon_at(1));
+    for (size_t k = 1; k <= 5000; ++k) CHECK(cache.classify(k % 2 ? floor : -floor, k) == TestOutcome::kContinue);
+    CHECK(cache.filled() == 0);
+    for (size_t k : {size_t{1}, size_t{7}, size_t{300}, size_t{5000}}) CHECK(floor <= cache.critical(k));
+    CHECK(cache.filled() == 4);
+    CHECK(cache.classify(100.0, 2) == TestOutcome::kAccept);
+    CHECK(cache.filled() == 5);
+    cache.bind(0.02, 100, spending);
+    CHECK(cache.filled() == 0);
+  }
 }
 
 TEST_CASE("TQuantileCache: ties continue") {
