@@ -178,20 +178,9 @@ double PlateEvaluator::row(size_t i) { return fused_ ? logistic(i) : generic(i, 
 
 void PlateEvaluator::rows(const uint32_t* rows, size_t k, double* out) {
   if (fused_) {
-    // Rows drawn at random are far apart in a large plate: keep kRowsAhead of them in flight, so their cache
-    // misses overlap instead of queueing.
-    const PlateColumn& x = p_.args[p_.program->fused_param];
-    for (size_t j = 0; j < std::min(k, kRowsAhead); ++j) {
-      __builtin_prefetch(x.row(rows[j]));
-      __builtin_prefetch(p_.observed.row(rows[j]));
-    }
-    for (size_t j = 0; j < k; ++j) {
-      if (const size_t a = j + kRowsAhead; a < k) {
-        __builtin_prefetch(x.row(rows[a]));
-        __builtin_prefetch(p_.observed.row(rows[a]));
-      }
-      out[j] = logistic(rows[j]);
-    }
+    // Rows drawn at random are far apart in a large plate: their cache misses overlap instead of queueing.
+    for_rows_in_flight(p_, p_.args[p_.program->fused_param], rows, k,
+                       [&](size_t j, uint32_t i) { out[j] = logistic(i); });
   } else {
     for (size_t j = 0; j < k; ++j) out[j] = generic(rows[j], nullptr);
   }

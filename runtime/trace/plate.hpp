@@ -165,30 +165,37 @@ inline double logistic_log_density_change(double zf, double zt, double y) {
 /// dense observed numbers.
 bool fused_logistic_rows(const PlateNode& plate);
 
-/// For a plate with fused_logistic_rows: the weights
-/// value `w` as a vector with the bias first (0 when w is as long as a row's features); nullopt otherwise.
+/// For a plate with fused_logistic_rows: the weights value `w` as a vector with the bias first (0 when w is as
+/// long as a row's features); nullopt otherwise.
 std::optional<Eigen::VectorXd> logistic_weights(const PlateNode& plate, const Value& w);
+
+/// Calls f(j, rows[j]) for j = 0..k-1 with kRowsAhead of the scattered rows' features and observed values in
+/// flight. The prefetches are written here, not in a lambda: GCC deems a lambda that only prefetches pure and
+/// deletes its calls.
+template <class F>
+void for_rows_in_flight(const PlateNode& plate, const PlateColumn& xs, const uint32_t* rows, size_t k, F&& f) {
+  for (size_t j = 0; j < k + kRowsAhead; ++j) {
+    if (j < k) {
+      __builtin_prefetch(xs.row(rows[j]));
+      __builtin_prefetch(plate.observed.row(rows[j]));
+    }
+    if (j >= kRowsAhead) f(j - kRowsAhead, rows[j - kRowsAhead]);  // the row fetched kRowsAhead steps ago
+  }
+}
 
 /// For a plate with fused_logistic_rows and weights `from` and `to` (bias first, as logistic_weights gives
 /// them): calls score(j, x, zf, zt, y) for each row i = rows[j] with its features x (a D-vector), its z under
-/// both weights and its observed value, keeping kRowsAhead rows in flight. The prefetches are written here, not
-/// in a lambda: GCC deems a lambda that only prefetches pure and deletes its calls.
+/// both weights and its observed value, rows kept in flight by for_rows_in_flight.
 template <class Score>
 void scan_logistic_rows(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
                         const uint32_t* rows, size_t k, Score&& score) {
   const PlateColumn& xs = plate.args[plate.program->fused_param];
   const auto d = static_cast<Eigen::Index>(xs.width());
   const Eigen::Map<const Eigen::VectorXd> wf(from.data() + 1, d), wt(to.data() + 1, d);
-  for (size_t j = 0; j < k + kRowsAhead; ++j) {
-    if (j < k) {
-      __builtin_prefetch(xs.row(rows[j]));
-      __builtin_prefetch(plate.observed.row(rows[j]));
-    }
-    if (j < kRowsAhead) continue;
-    const size_t at = j - kRowsAhead;  // the row fetched kRowsAhead steps ago
-    const Eigen::Map<const Eigen::VectorXd> x(xs.row(rows[at]), d);
-    score(at, x, from[0] + wf.dot(x), to[0] + wt.dot(x), *plate.observed.row(rows[at]));
-  }
+  for_rows_in_flight(plate, xs, rows, k, [&](size_t j, uint32_t i) {
+    const Eigen::Map<const Eigen::VectorXd> x(xs.row(i), d);
+    score(j, x, from[0] + wf.dot(x), to[0] + wt.dot(x), *plate.observed.row(i));
+  });
 }
 
 /// For a plate with fused_logistic_rows and weights `from` and `to` (bias first, as logistic_weights gives
