@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/flat_ptr_map.hpp"
@@ -324,7 +323,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
   // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
   double mu0 = (std::log(t_.rng().uniform()) - alpha_g) / static_cast<double>(n);
-  std::vector<uint32_t>* order_ptr = exact_ ? nullptr : &st_.order_for(border_, n);
+  std::vector<uint32_t>* order_ptr = exact_ ? nullptr : &t_.section_order(border_, n);
   Rng* order_rng = exact_ ? nullptr : &st_.order_rng(t_);
   double proxy_sum = 0;
   for (size_t i = 0, first = 0; i < border_->plate_children; ++i) {
@@ -415,17 +414,6 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
 }
 
 }  // namespace
-
-std::vector<uint32_t>& SubsampledState::order_for(Node* border, size_t n) {
-  std::vector<uint32_t>& order = orders_[border];
-  if (order.size() != n) {
-    // Built once per border (and when its number of children changes); any arrangement works for the
-    // incremental Fisher-Yates, so it is never reset between transitions.
-    order.resize(n);
-    std::iota(order.begin(), order.end(), 0u);
-  }
-  return order;
-}
 
 Rng& SubsampledState::order_rng(Trace& trace) {
   if (!order_rng_) order_rng_ = trace.rng().split();

@@ -9,8 +9,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <vector>
 
 #include "runtime/core/rng.hpp"
 #include "runtime/infer/austerity/t_quantile_cache.hpp"
@@ -42,11 +40,10 @@ struct SubsampledStats {
   uint64_t proxy_decisions = 0;    // 'proxy 'taylor: decisions that tested residuals against them
 };
 
-/// State kept across the transitions of one kernel: the lazily shuffled index array per border and the
-/// cached t critical values.
+/// State kept across the transitions of one kernel: the cached t critical values and the stream that orders
+/// local sections (the order itself is kept by the trace, Trace::section_order).
 class SubsampledState {
  public:
-  std::vector<uint32_t>& order_for(Node* border, size_t n);
   TQuantileCache& cache() { return cache_; }
   /// The stream that orders local sections, split once from the trace's stream: the trace's own draws
   /// per transition (block, proposal, u) are then exactly those of exact mh.
@@ -55,7 +52,6 @@ class SubsampledState {
   bool fallback_reported = false;  // the fallback to exact mh is reported once per kernel
 
  private:
-  std::unordered_map<Node*, std::vector<uint32_t>> orders_;
   TQuantileCache cache_;
   std::optional<Rng> order_rng_;
 };

@@ -3,6 +3,7 @@
 #include "runtime/trace/trace.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "runtime/sp/sp.hpp"
 #include "runtime/syntax/expr.hpp"
@@ -49,6 +50,7 @@ OutputNode* Trace::new_application(const Expr* e, Node* op, std::vector<Node*> o
 
 void Trace::delete_node(Node* n) {
   --live_nodes_;
+  if (!section_orders_.empty()) section_orders_.erase(n);
   switch (n->kind) {
     case NodeKind::kConstant: delete static_cast<ConstantNode*>(n); break;
     case NodeKind::kLookup: delete static_cast<LookupNode*>(n); break;
@@ -92,6 +94,15 @@ void Trace::remove_child(Node* parent, Node* child) {
   }
   if (auto s = stale_borders_.find(parent); s != stale_borders_.end() && child->version != parent->version)
     if (--s->second == 0) stale_borders_.erase(s);
+}
+
+std::vector<uint32_t>& Trace::section_order(Node* border, size_t n) {
+  std::vector<uint32_t>& order = section_orders_[border];
+  if (order.size() != n) {  // first use, or the border's number of children changed
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0u);
+  }
+  return order;
 }
 
 Node* Trace::global(std::string_view name) const {

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -58,6 +59,12 @@ class Trace {
   /// Borders that may have stale local sections -> how many of their children are stale (section 3.5).
   std::unordered_map<Node*, size_t>& stale_borders() { return stale_borders_; }
 
+  /// The arrangement of the n local sections of `border` that subsampled_mh draws from by an incremental
+  /// Fisher-Yates (any arrangement is a valid start). Kept here, not by a kernel, so that each [infer] of a
+  /// single transition does not pay O(n) to build it again; dropped when the border is deleted.
+  std::vector<uint32_t>& section_order(Node* border, size_t n);
+  size_t section_orders() const { return section_orders_.size(); }
+
   // Global environment: user bindings shadow builtins.
   Node* global(std::string_view name) const;
   void bind_global(const std::string& name, Node* n) { globals_[name] = n; }
@@ -102,6 +109,7 @@ class Trace {
   ScopeTable scopes_;
   std::unordered_map<Node*, Value> observations_;
   std::unordered_map<Node*, size_t> stale_borders_;
+  std::unordered_map<const Node*, std::vector<uint32_t>> section_orders_;
   Value branch_;
   std::function<void(const std::string&)> warning_sink_;
   std::vector<std::string> warnings_;

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <numeric>
+#include <vector>
 #include <fmt/format.h>
 
 #include "runtime/infer/mh.hpp"
@@ -115,6 +117,42 @@ TEST_CASE("a full refresh after a long subsampled run makes every deterministic 
   refresh_all(e.trace());
   CHECK(test::inconsistent_nodes(e) == 0);
   CHECK(e.trace().stale_borders().empty());
+}
+
+TEST_CASE("the order of local sections is kept by the trace: a new kernel does not rebuild it, a deleted border drops it") {
+  Engine e(4);
+  test::run(e, "[assume w (scope_include 'w 0 (normal 0 1))]");
+  for (int i = 0; i < 50; ++i) test::run(e, fmt::format("o{}: [observe (normal w 1) {}]", i, 0.1 * (i % 7)));
+  SubsampledOptions so;
+  so.batch = 5;
+  so.epsilon = 0.05;
+  so.drift_sigma = 0.5;
+  {
+    SubsampledState first;  // as one [infer] directive
+    for (int i = 0; i < 10; ++i) subsampled_mh_transition(e.trace(), w_all(), so, first);
+  }
+  Node* border = find_border(select_block(e.trace(), w_all()).principals[0]).border;
+  REQUIRE(border != nullptr);
+  REQUIRE(e.trace().section_orders() == 1);
+  const std::vector<uint32_t> after_first = e.trace().section_order(border, 50);
+  std::vector<uint32_t> identity(50);
+  std::iota(identity.begin(), identity.end(), 0u);
+  CHECK(after_first != identity);  // the test can fail: the sections were drawn in a shuffled order
+  // A second kernel (another directive) goes on from the arrangement the first left, in place: no O(N) rebuild.
+  const uint32_t* storage = e.trace().section_order(border, 50).data();
+  CHECK(e.trace().section_order(border, 50) == after_first);
+  SubsampledState second;
+  subsampled_mh_transition(e.trace(), w_all(), so, second);
+  CHECK(e.trace().section_order(border, 50).data() == storage);
+  CHECK(second.stats.sections_visited >= so.batch);
+  // A border with a new number of children starts over; a deleted border takes its order with it.
+  test::run(e, "o50: [observe (normal w 1) 0.3]");
+  subsampled_mh_transition(e.trace(), w_all(), so, second);
+  CHECK(e.trace().section_order(border, 51).size() == 51);
+  for (int i = 0; i <= 50; ++i) test::run(e, fmt::format("[forget o{}]", i));
+  CHECK(e.trace().section_orders() == 1);  // the border w is still there
+  test::run(e, "[forget w]");
+  CHECK(e.trace().section_orders() == 0);
 }
 
 TEST_CASE("scaffolds that break the preconditions give a clear error, or exact mh with 'fallback 'mh") {
