@@ -98,10 +98,13 @@ void Trace::remove_child(Node* parent, Node* child) {
 
 std::vector<uint32_t>& Trace::section_order(Node* border, size_t n) {
   std::vector<uint32_t>& order = section_orders_[border];
-  if (order.size() != n) {  // first use, or the border's number of children changed
-    order.resize(n);
-    std::iota(order.begin(), order.end(), 0u);
-  }
+  const size_t had = order.size();
+  if (had == n) return order;
+  // New children (a datum observed) are appended: still an arrangement of 0..n-1, in O(new children).
+  // Fewer children (a datum forgotten) leave indices past n: start over.
+  const size_t from = had < n ? had : 0;
+  order.resize(n);
+  std::iota(order.begin() + static_cast<std::ptrdiff_t>(from), order.end(), static_cast<uint32_t>(from));
   return order;
 }
 

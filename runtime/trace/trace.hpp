@@ -61,7 +61,8 @@ class Trace {
 
   /// The arrangement of the n local sections of `border` that subsampled_mh draws from by an incremental
   /// Fisher-Yates (any arrangement is a valid start). Kept here, not by a kernel, so that each [infer] of a
-  /// single transition does not pay O(n) to build it again; dropped when the border is deleted.
+  /// single transition does not pay O(n) to build it again (nor an observe that adds a child); dropped when the
+  /// border is deleted.
   std::vector<uint32_t>& section_order(Node* border, size_t n);
   size_t section_orders() const { return section_orders_.size(); }
 
