@@ -4,19 +4,24 @@
 //  - "burn-in": the chain starts from a draw of the prior (many proposals are improvements);
 //  - "stationary": the chain starts at the posterior mode (found by Newton's method here), where the paper's
 //    fixed proposal is many posterior sds wide and almost every move is rejected.
-// Exact mh (same kernel, eps 0) is timed at the mode for comparison. Each N is run with the paper's rule (eps
-// bounds each test, "each test"), with eps spent over the looks of one decision ("decision", 'eps_per 'decision)
-// and with the paper's rule on Taylor control variates ("proxy", 'proxy 'taylor); the last lines give the ratio
-// of ms per transition at the largest N to that at N = 1e4 (the issue's target: <= 5x). "builds" counts the
-// passes over the data that built control variates, in burn-in/stationary.
-// Usage: bench_subsampled_sublinear [max_N=1000000] [transitions=300]
+// "touched" is the mean number of sections a transition touched, "median" their median. Exact mh (same kernel,
+// eps 0) is timed at the mode for comparison. Each N is run with the paper's rule (eps bounds each test, "each
+// test"), with eps spent over the looks of one decision ("decision", 'eps_per 'decision) and with the paper's
+// rule on Taylor control variates ("proxy", 'proxy 'taylor); the last lines give the ratio of ms per transition
+// at the largest N to that at N = 1e4 (the issue's target: <= 5x). "builds" counts the passes over the data that
+// built control variates, in burn-in/stationary.
+// Data: by default the two Gaussian blobs of examples/bayes_lr/make_synthetic.py; with three more arguments
+// w0 w1 w2, standard normal features with labels drawn from the model itself at those weights (bias first).
+// Usage: bench_subsampled_sublinear [max_N=1000000] [transitions=300] [w0 w1 w2]
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "runtime/engine/engine.hpp"
 #include "runtime/infer/mh.hpp"
@@ -74,18 +79,27 @@ void set_w(vnt::Trace& trace, const vnt::BlockSpec& spec, const Eigen::Vector3d&
 }
 
 struct Run {
-  double touched = 0, ms = 0, accept = 0;
+  double touched = 0, median = 0, ms = 0, accept = 0;
   uint64_t builds = 0;  // 'proxy 'taylor: passes over the data to build control variates
 };
 
 Run run(vnt::Trace& trace, const vnt::BlockSpec& spec, const vnt::SubsampledOptions& so, int transitions) {
   vnt::SubsampledState state;
+  // Sections touched by each transition, read from the stats between transitions (a few ns each): their median
+  // against their mean shows how much of the mean a few long decisions make.
+  std::vector<uint64_t> touched(static_cast<size_t>(transitions));
   auto t0 = Clock::now();
-  for (int i = 0; i < transitions; ++i) vnt::subsampled_mh_transition(trace, spec, so, state);
+  for (auto& t : touched) {
+    t = state.stats.sections_visited;
+    vnt::subsampled_mh_transition(trace, spec, so, state);
+    t = state.stats.sections_visited - t;
+  }
   double ms = since(t0) / transitions * 1e3;
+  std::nth_element(touched.begin(), touched.begin() + transitions / 2, touched.end());
   const auto& st = state.stats;
   double tr = static_cast<double>(st.transitions);
-  return {static_cast<double>(st.sections_visited) / tr, ms, static_cast<double>(st.accepted) / tr, st.proxy_builds};
+  return {static_cast<double>(st.sections_visited) / tr, static_cast<double>(touched[transitions / 2]), ms,
+          static_cast<double>(st.accepted) / tr, st.proxy_builds};
 }
 
 }  // namespace
@@ -93,10 +107,14 @@ Run run(vnt::Trace& trace, const vnt::BlockSpec& spec, const vnt::SubsampledOpti
 int main(int argc, char** argv) {
   const size_t max_n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 1000000;
   const int transitions = argc > 2 ? std::atoi(argv[2]) : 300;
-  fmt::print("{:>8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>9} | {:>9} {:>7} {:>9} {:>9} | {}\n", "N", "eps for",
-             "load s", "RSS MB", "B/obs", "touched", "accept", "ms/tr", "touched", "accept", "ms/tr", "exact ms",
-             "builds");
-  fmt::print("{:>41}   {:^27} | {:^39}\n", "", "burn-in (from a prior draw)", "stationary (from the posterior mode)");
+  const bool from_model = argc > 5;
+  const Eigen::Vector3d w_data =
+      from_model ? Eigen::Vector3d(std::atof(argv[3]), std::atof(argv[4]), std::atof(argv[5])) : Eigen::Vector3d::Zero();
+  if (from_model) fmt::print("labels drawn from the model at w = ({}, {}, {}), features N(0, I)\n", w_data[0], w_data[1], w_data[2]);
+  fmt::print("{:>8} {:>9} {:>7} {:>7} {:>6} | {:>9} {:>7} {:>7} {:>9} | {:>9} {:>7} {:>7} {:>9} {:>9} | {}\n", "N",
+             "eps for", "load s", "RSS MB", "B/obs", "touched", "median", "accept", "ms/tr", "touched", "median",
+             "accept", "ms/tr", "exact ms", "builds");
+  fmt::print("{:>42}|{:^37}|{:^47}|\n", "", "burn-in (from a prior draw)", "stationary (from the posterior mode)");
   struct Config {
     const char* name;
     vnt::ErrorSpending spending;
@@ -111,15 +129,22 @@ int main(int argc, char** argv) {
   size_t largest = 0;
   for (size_t n = 1000; n <= max_n; n *= 10)
     for (int rule = 0; rule < kConfigs; ++rule) {
-      // The synthetic two-feature data set of the paper's Fig. 5a: two Gaussian blobs (kept here for Newton's
-      // method, and made before the runtime so its memory is not counted per observation).
+      // The synthetic two-feature data set of the paper's Fig. 5a: two Gaussian blobs, or data drawn from the
+      // model (kept here for Newton's method, and made before the runtime so its memory is not counted per
+      // observation).
       vnt::Rng data(42);
       Eigen::Matrix3Xd xt(3, static_cast<Eigen::Index>(n));
       Eigen::VectorXd ys(static_cast<Eigen::Index>(n));
       for (Eigen::Index i = 0; i < xt.cols(); ++i) {
-        bool y = data.uniform() < 0.5;
-        double x1 = (y ? 1.0 : -1.0) + data.normal();
-        xt.col(i) << 1.0, x1, (y ? 0.5 : -0.5) + data.normal();
+        bool y;
+        if (from_model) {
+          xt.col(i) << 1.0, data.normal(), data.normal();
+          y = data.uniform() < 1 / (1 + std::exp(-w_data.dot(xt.col(i))));
+        } else {
+          y = data.uniform() < 0.5;
+          double x1 = (y ? 1.0 : -1.0) + data.normal();
+          xt.col(i) << 1.0, x1, (y ? 0.5 : -0.5) + data.normal();
+        }
         ys[i] = y ? 1.0 : 0.0;
       }
       double rss0 = rss_mb();
@@ -155,10 +180,10 @@ int main(int argc, char** argv) {
       for (int i = 0; i < exact_runs; ++i) vnt::mh_transition(engine.trace(), spec, mo);
       double exact_ms = since(te) / exact_runs * 1e3;
       fmt::print(
-          "{:>8} {:>9} {:>7.2f} {:>7.0f} {:>6.0f} | {:>9.0f} {:>7.3f} {:>9.3f} | {:>9.0f} {:>7.3f} {:>9.3f} {:>9.3f} | "
-          "{}/{}\n",
-          n, configs[rule].name, load, peak_rss_mb(), bytes_per_obs, burn.touched, burn.accept, burn.ms,
-          stat.touched, stat.accept, stat.ms, exact_ms, burn.builds, stat.builds);
+          "{:>8} {:>9} {:>7.2f} {:>7.0f} {:>6.0f} | {:>9.0f} {:>7.0f} {:>7.3f} {:>9.3f} | {:>9.0f} {:>7.0f} {:>7.3f} "
+          "{:>9.3f} {:>9.3f} | {}/{}\n",
+          n, configs[rule].name, load, peak_rss_mb(), bytes_per_obs, burn.touched, burn.median, burn.accept, burn.ms,
+          stat.touched, stat.median, stat.accept, stat.ms, exact_ms, burn.builds, stat.builds);
       std::fflush(stdout);
       if (n == 10000) at_1e4[rule][0] = burn.ms, at_1e4[rule][1] = stat.ms;
       at_max[rule][0] = burn.ms, at_max[rule][1] = stat.ms;
