@@ -20,7 +20,7 @@ Datum to_datum(const Value& v) {
   else if (is_vector(v)) d.value = *std::get<VectorPtr>(v);
   else if (is_matrix(v)) d.value = *std::get<MatrixPtr>(v);
   else if (is_string(v)) d.value = *std::get<StringPtr>(v);
-  else d.value = to_string(v);
+  else d.value = to_string(v), d.printed = true;
   return d;
 }
 
@@ -61,7 +61,11 @@ double Datum::as_double() const {
   throw std::invalid_argument("vnt::Datum is not a number: " + to_string());
 }
 
-std::string Datum::to_string() const { return vnt::to_string(from_datum(*this)); }
+std::string Datum::to_string() const {
+  if (printed)
+    if (auto* text = std::get_if<std::string>(&value)) return *text;
+  return vnt::to_string(from_datum(*this));
+}
 
 struct Runtime::Impl {
   explicit Impl(uint64_t seed) : engine(seed) {}

@@ -20,6 +20,8 @@ namespace vnt {
 /// a vector or a matrix.
 struct Datum {
   std::variant<std::monostate, bool, double, std::string, Eigen::VectorXd, Eigen::MatrixXd> value;
+  /// The text is the printed form of a symbol, list or procedure, not a string value (printed without quotes).
+  bool printed = false;
 
   Datum() = default;
   Datum(bool b) : value(b) {}                   // NOLINT(google-explicit-constructor)

@@ -53,6 +53,21 @@ TEST_CASE("execute returns the values of predict and sample, in order") {
   CHECK(std::get<std::string>(out[2].value) == "sym");
 }
 
+TEST_CASE("Datum::to_string prints as pprun does: strings quoted, symbols and lists as written") {
+  vnt::Runtime rt;
+  std::vector<vnt::Datum> out =
+      rt.execute("[predict 'sym] [predict \"str\"] [predict (list 'a 1 \"s\")] [predict 2.5] [predict (vector 1 2)]");
+  REQUIRE(out.size() == 5);
+  CHECK(out[0].to_string() == "sym");
+  CHECK(std::get<std::string>(out[1].value) == "str");
+  CHECK(out[1].to_string() == "\"str\"");
+  CHECK(out[2].to_string() == "(a 1 \"s\")");
+  CHECK(out[3].to_string() == "2.5");
+  CHECK(out[4].to_string() == "[1 2]");
+  CHECK(!out[1].printed);
+  CHECK(out[2].printed);
+}
+
 TEST_CASE("assume, observe, predict, sample, infer, report and forget") {
   vnt::Runtime rt(seeded(3));
   double mu0 = rt.assume("mu", "(normal 0 1)").as_double();
