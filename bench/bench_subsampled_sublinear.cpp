@@ -107,7 +107,11 @@ Run run(vnt::Trace& trace, const vnt::BlockSpec& spec, const vnt::SubsampledOpti
 int main(int argc, char** argv) {
   const size_t max_n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 1000000;
   const int transitions = argc > 2 ? std::atoi(argv[2]) : 300;
-  const bool from_model = argc > 5;
+  if (argc == 4 || argc == 5 || argc > 6) {
+    fmt::print(stderr, "usage: {} [max_N] [transitions] [w0 w1 w2]\n", argv[0]);
+    return 2;
+  }
+  const bool from_model = argc == 6;
   const Eigen::Vector3d w_data =
       from_model ? Eigen::Vector3d(std::atof(argv[3]), std::atof(argv[4]), std::atof(argv[5])) : Eigen::Vector3d::Zero();
   if (from_model) fmt::print("labels drawn from the model at w = ({}, {}, {}), features N(0, I)\n", w_data[0], w_data[1], w_data[2]);
