@@ -4,7 +4,9 @@
 #include "runtime/infer/subsampled_mh.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <optional>
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/flat_ptr_map.hpp"
@@ -102,11 +104,22 @@ struct PlateVisit {
   Eigen::VectorXd w_from, w_to;
   LogisticProxy* proxy = nullptr;  // 'proxy 'taylor: rows are scored as residuals against it
   LogisticProxy* renting = nullptr;  // 'proxy 'taylor: where the rows scored beyond the first look are counted
+  // 'proxy 'taylor, for Transition::switch_proxies: whether proxies built at w_from now would differ from those in
+  // use, the sum over the rows scored of the change such proxies would have, the sum over the rows scored and
+  // over all rows of the change of the proxies in use.
+  bool may_switch = false;
+  double taylor_seen = 0, proxy_seen = 0, proxy_total = 0;
+  size_t batch_rows = 0;  // rows in the last mini-batch
   std::vector<uint32_t> rows, slots;  // the current mini-batch: row numbers and their places in it
   std::vector<double> a, b;
   double new_sum = 0;
   size_t visited = 0;
 };
+
+/// What building proxies for pv's plate costs, in rows scored.
+double build_price(const PlateVisit& pv) {
+  return LogisticProxy::build_cost(static_cast<size_t>(pv.w_from.size())) * static_cast<double>(pv.plate->rows);
+}
 
 [[noreturn]] void fail(const BlockSpec& spec, const std::string& reason) {
   throw Error(ErrorKind::kInference,
@@ -133,6 +146,7 @@ class Transition {
   void check_plates(const Scaffold& global) const;
   bool fused_weights(PlateVisit& pv) const;
   double use_proxy(PlateVisit& pv);
+  bool switch_proxies();
 
   Trace& t_;
   const BlockSpec& spec_;
@@ -147,6 +161,7 @@ class Transition {
   std::vector<PlateVisit> plates_;
   size_t plate_rows_ = 0;
   std::vector<size_t> swap_with_;
+  double drawn_sum_ = 0;  // the sum of l_i over the sections drawn so far
 };
 
 /// A plate's rows are local sections only if the border is the one input the proposal changes: an input in the
@@ -192,22 +207,60 @@ bool Transition::fused_weights(PlateVisit& pv) const {
 /// control variates when they are built and cover every row, and returns the sum of the proxies' change, known
 /// exactly; 0 and no proxy otherwise. A build costs a pass over the rows, so it is bought like skis by a renter
 /// who does not know how long the season lasts: only once the rows scored beyond their decisions' first
-/// mini-batch (LogisticProxy::excess, counted with or without proxies) have cost as much as a build. Builds
-/// then never cost more than the rows that paid for them, none is made while decisions take one mini-batch,
-/// and none at a point the chain is only passing through (a draw of the prior, say).
+/// mini-batch (LogisticProxy::excess, counted with or without proxies, but not while they are built at the
+/// current value, where a build would change nothing) have cost as much as a build; before a decision or within
+/// one (switch_proxies). Builds then never cost more than the rows that paid for them, none is made while
+/// decisions take one mini-batch, and none at a point the chain is only passing through (a draw of the prior).
 double Transition::use_proxy(PlateVisit& pv) {
   PlateNode& plate = *pv.plate;
   if (!plate.proxy) plate.proxy = std::make_shared<LogisticProxy>();
   LogisticProxy& proxy = *plate.proxy;
-  pv.renting = &proxy;
-  const auto dims = static_cast<size_t>(pv.w_from.size());
-  if (proxy.excess >= LogisticProxy::build_cost(dims) * static_cast<double>(plate.rows)) {
-    ++st_.stats.proxy_builds;
-    proxy.rebuild(plate, pv.w_from);  // if it cannot be built, the attempt still spent the excess
+  const auto usable = [&] {
+    return proxy.rows() == plate.rows && proxy.reference().size() == pv.w_from.size();
+  };
+  if (!usable() || proxy.reference() != pv.w_from) {
+    pv.renting = &proxy;
+    if (proxy.excess >= build_price(pv)) {
+      ++st_.stats.proxy_builds;
+      // If it cannot be built, the attempt still spent the excess.
+      if (proxy.rebuild(plate, pv.w_from)) pv.renting = nullptr;
+    }
   }
-  if (proxy.rows() != plate.rows || proxy.reference().size() != pv.w_from.size()) return 0;
+  pv.may_switch = pv.renting != nullptr && opts_.epsilon > 0 && opts_.spending == ErrorSpending::kPerTest;
+  if (!usable()) return 0;
   pv.proxy = &proxy;
-  return proxy.sum(pv.w_from, pv.w_to);
+  pv.proxy_total = proxy.sum(pv.w_from, pv.w_to);
+  return pv.proxy_total;
+}
+
+/// 'proxy 'taylor within a decision: a plate whose renting count reaches the cost of a build while the test is still
+/// undecided gets its proxies built now, at the current value, and the caller restarts the test on the sections not
+/// yet drawn, so one long decision costs at most about one build's worth of rows plus a build instead of up to N
+/// rows. The rows already drawn are not tested again (the choice to switch depended on them) but enter the new
+/// threshold exactly: the decision is sum(l_i) >= N mu0 over all N sections, and the sum over the drawn ones is
+/// known, as is the new proxies' change over them (changes_and_taylor). Not with 'eps_per 'decision, whose bound
+/// a second test would break. Returns whether any plate switched.
+bool Transition::switch_proxies() {
+  bool any = false;
+  for (PlateVisit& pv : plates_) {
+    if (!pv.may_switch) continue;
+    LogisticProxy& proxy = *pv.renting;
+    if (proxy.excess < build_price(pv)) continue;
+    ++st_.stats.proxy_builds;
+    pv.may_switch = false;
+    LogisticProxy fresh;
+    if (!fresh.rebuild(*pv.plate, pv.w_from)) {
+      proxy.excess = 0;  // as before a decision: the attempt spent it
+      continue;
+    }
+    proxy = std::move(fresh);
+    pv.renting = nullptr;  // built at the current value: the rest of the decision is not charged
+    pv.proxy = &proxy;
+    pv.proxy_total = proxy.sum(pv.w_from, pv.w_to);
+    pv.proxy_seen = pv.taylor_seen;
+    any = true;
+  }
+  return any;
 }
 
 void Transition::visit_section(size_t s, size_t slot, double* out) {
@@ -224,12 +277,18 @@ void Transition::visit_section(size_t s, size_t slot, double* out) {
 void Transition::score_plates(double* out) {
   for (PlateVisit& pv : plates_) {
     const size_t k = pv.rows.size();
+    pv.batch_rows = k;
     if (k == 0) continue;
     // b: what the test averages, l_i or its residual; a (general rows only): the log densities at the
     // proposed value.
     pv.b.resize(k);
+    double* taylor = pv.may_switch ? &pv.taylor_seen : nullptr;
     if (pv.proxy != nullptr) {
-      pv.proxy->residuals(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.b.data());
+      const double dp = pv.proxy->residuals(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.b.data(), taylor);
+      pv.proxy_seen += dp;
+      drawn_sum_ += dp;  // the test sees l_i - p_i
+    } else if (taylor != nullptr) {
+      *taylor += LogisticProxy::changes_and_taylor(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.b.data());
     } else if (pv.changes) {
       logistic_log_density_changes(*pv.plate, pv.w_from, pv.w_to, pv.rows.data(), k, pv.b.data());
     } else {
@@ -322,7 +381,8 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   new_value_ = border_->value;
   double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
   // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
-  double mu0 = (std::log(t_.rng().uniform()) - alpha_g) / static_cast<double>(n);
+  const double target = std::log(t_.rng().uniform()) - alpha_g;  // N mu0: the decision is sum(l_i) >= target
+  const double mu0 = target / static_cast<double>(n);
   std::vector<uint32_t>* order_ptr = exact_ ? nullptr : &t_.section_order(border_, n);
   Rng* order_rng = exact_ ? nullptr : &st_.order_rng(t_);
   double proxy_sum = 0;
@@ -336,18 +396,24 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     }
     first += p->rows;
   }
-  // With control variates the test decides mean(l_i - p_i) >= mu0 - sum(p_i)/N: the same decision, since
-  // sum(p_i) over all N sections is known (node sections have p_i = 0).
-  if (std::isfinite(mu0)) mu0 -= proxy_sum / static_cast<double>(n);
-  if (std::any_of(plates_.begin(), plates_.end(), [](const PlateVisit& pv) { return pv.proxy != nullptr; }))
-    ++st_.stats.proxy_decisions;
+  bool proxied = std::any_of(plates_.begin(), plates_.end(), [](const PlateVisit& pv) { return pv.proxy != nullptr; });
+  st_.stats.proxy_decisions += proxied ? 1 : 0;
   plate_rows_ = plate_rows(border_);
   size_t drawn = 0;
-  SequentialTestConfig cfg{std::isnan(mu0) ? std::numeric_limits<double>::infinity() : mu0, n, opts_.batch,
-                           opts_.epsilon, opts_.min_batches, opts_.spending};
-  SequentialTestResult result;
+  // With control variates the test decides mean(l_i - p_i) >= mu0 - sum(p_i)/N: the same decision, since
+  // sum(p_i) over all N sections is known (node sections have p_i = 0).
+  SequentialTestConfig cfg{std::isnan(mu0)       ? std::numeric_limits<double>::infinity()
+                           : std::isfinite(mu0) ? mu0 - proxy_sum / static_cast<double>(n)
+                                                : mu0,
+                           n, opts_.batch, opts_.epsilon, opts_.min_batches, opts_.spending};
+  std::optional<SequentialTest> test;
+  std::array<double, 256> small;
+  std::vector<double> large(opts_.batch > small.size() ? std::min(opts_.batch, n) : 0);
+  double* out = large.empty() ? small.data() : large.data();
   try {
-    result = sequential_test_batched(cfg, st_.cache(), [&](size_t k, double* out) {
+    test.emplace(cfg, st_.cache());
+    while (!test->done()) {
+      const size_t k = test->next_batch_size();
       if (order_rng == nullptr) {
         for (size_t j = 0; j < k; ++j) visit_section(drawn++, j, out);  // exact: every section, in order
       } else {
@@ -365,7 +431,26 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
         }
       }
       score_plates(out);
-    });
+      for (size_t j = 0; j < k; ++j) {
+        test->add(out[j]);
+        drawn_sum_ += out[j];
+      }
+      test->end_batch();
+      // Rows scored beyond the test's first look are charged to the proxies being rented (with eps = 0 every
+      // decision needs every row, and proxies cannot change that).
+      if (opts_.epsilon == 0 || test->result().batches <= opts_.min_batches) continue;
+      for (PlateVisit& pv : plates_)
+        if (pv.renting != nullptr) pv.renting->excess += static_cast<double>(pv.batch_rows);
+      if (test->done() || !switch_proxies()) continue;
+      // A new test on the sections not drawn yet: sum(l_i) >= target over all of them, less what is known.
+      double unseen = 0;  // the proxies' change over the sections not drawn yet
+      for (const PlateVisit& pv : plates_) unseen += pv.proxy_total - pv.proxy_seen;
+      cfg.population = n - drawn;
+      cfg.mu0 = (target - drawn_sum_ - unseen) / static_cast<double>(cfg.population);
+      test.emplace(cfg, st_.cache());
+      st_.stats.proxy_decisions += proxied ? 0 : 1;
+      proxied = true;
+    }
   } catch (...) {
     restore_sections();
     Db xi_db(t_);
@@ -373,14 +458,8 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     regen_and_attach(t_, global, true, rho_db);
     throw;
   }
+  const SequentialTestResult& result = test->result();
   st_.stats.sections_total += n;
-  if (const size_t first_look = opts_.batch * opts_.min_batches; opts_.epsilon > 0 && drawn > first_look) {
-    // Each plate's share of the rows this decision needed beyond its first look (with eps = 0 every decision
-    // needs every row, and proxies cannot change that).
-    const double beyond = static_cast<double>(drawn - first_look) / static_cast<double>(drawn);
-    for (PlateVisit& pv : plates_)
-      if (pv.renting != nullptr) pv.renting->excess += beyond * static_cast<double>(pv.visited);
-  }
   if (result.accept) {
     // Step 6: keep everything; the n - drawn unvisited sections are now stale.
     border_->version = old_version_ + 1;

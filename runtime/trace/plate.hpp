@@ -148,11 +148,13 @@ inline double logistic_log_density(double z, double y) {
 /// softplus(a) - softplus(b) = max(a, 0) - max(b, 0) + log1p((e^-|a| - e^-|b|) / (1 + e^-|b|)), the difference of
 /// exponentials taken as e^-|b| expm1(|b| - |a|): no cancellation however close a and b are, exact in both
 /// tails (the log1p's argument stays in (-1/2, 1)), and three calls to libm where two softplus take four.
-inline double softplus_change(double a, double b) {
-  const double gap = std::abs(b) - std::abs(a), eb = std::exp(-std::abs(b));
+/// `eb` is e^-|b|, for callers that need it too.
+inline double softplus_change(double a, double b, double eb) {
+  const double gap = std::abs(b) - std::abs(a);
   const double d = gap < 700 ? eb * std::expm1(gap) : std::exp(-std::abs(a));  // e^-|b| may underflow
   return (std::max(a, 0.0) - std::max(b, 0.0)) + std::log1p(d / (1 + eb));
 }
+inline double softplus_change(double a, double b) { return softplus_change(a, b, std::exp(-std::abs(b))); }
 
 /// log p(y | logistic(zt)) - log p(y | logistic(zf)) of a bernoulli observation y, as one softplus_change.
 inline double logistic_log_density_change(double zf, double zt, double y) {

@@ -23,6 +23,17 @@ inline Slopes slopes(double z, double e, double y) {
   return {y - (z >= 0 ? near : far), -near * far};
 }
 
+/// A row's l_i(to) - l_i(from) (as logistic_log_density_change), adding to `taylor` the change of its Taylor proxy
+/// around `from`: d1 dz + d2/2 dz^2 with the slopes at zf. Both share e^-|zf|.
+inline double change_and_taylor(double zf, double zt, double y, double& taylor) {
+  const double ef = std::exp(-std::abs(zf)), dz = zt - zf;
+  const Slopes c = slopes(zf, ef, y);
+  taylor += dz * (c.d1 + 0.5 * c.d2 * dz);
+  if (y == 1.0) return -softplus_change(-zt, -zf, ef);
+  if (y == 0.0) return -softplus_change(zt, zf, ef);
+  return logistic_log_density_change(zf, zt, y);
+}
+
 }  // namespace
 
 std::unique_ptr<LogisticProxy> LogisticProxy::build(const PlateNode& plate, const Eigen::VectorXd& ref) {
@@ -92,16 +103,31 @@ double LogisticProxy::sum(const Eigen::VectorXd& from, const Eigen::VectorXd& to
   return g_.dot(to - from) + 0.5 * (a.dot(h_ * a) - b.dot(h_ * b));
 }
 
-void LogisticProxy::residuals(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
-                              const uint32_t* rows, size_t k, double* r) const {
+double LogisticProxy::residuals(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
+                                const uint32_t* rows, size_t k, double* r, double* taylor_from) const {
   const Eigen::Map<const Eigen::VectorXd> wr(ref_.data() + 1, ref_.size() - 1);
+  double sum = 0, taylor = 0;
   scan_logistic_rows(plate, from, to, rows, k, [&](size_t j, const auto& x, double zf, double zt, double y) {
     const double zr = ref_[0] + wr.dot(x);
     const Slopes c = slopes(zr, std::exp(-std::abs(zr)), y);
     // p(to) - p(from) = d1 (zt - zf) + d2/2 ((zt - z*)^2 - (zf - z*)^2), the difference of squares factored.
     const double dp = (zt - zf) * (c.d1 + 0.5 * c.d2 * ((zt - zr) + (zf - zr)));
-    r[j] = logistic_log_density_change(zf, zt, y) - dp;
+    sum += dp;
+    const double l =
+        taylor_from != nullptr ? change_and_taylor(zf, zt, y, taylor) : logistic_log_density_change(zf, zt, y);
+    r[j] = l - dp;
   });
+  if (taylor_from != nullptr) *taylor_from += taylor;
+  return sum;
+}
+
+double LogisticProxy::changes_and_taylor(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
+                                         const uint32_t* rows, size_t k, double* out) {
+  double taylor = 0;
+  scan_logistic_rows(plate, from, to, rows, k, [&](size_t j, const auto&, double zf, double zt, double y) {
+    out[j] = change_and_taylor(zf, zt, y, taylor);
+  });
+  return taylor;
 }
 
 }  // namespace vnt

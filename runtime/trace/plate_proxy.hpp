@@ -29,9 +29,16 @@ class LogisticProxy {
   /// The sum over all rows of p_i(to) - p_i(from), the proxies' change for a move of the weights.
   double sum(const Eigen::VectorXd& from, const Eigen::VectorXd& to) const;
 
-  /// For each row i = rows[j]: r[j] = l_i(to) - l_i(from) - (p_i(to) - p_i(from)).
-  void residuals(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
-                 const uint32_t* rows, size_t k, double* r) const;
+  /// For each row i = rows[j]: r[j] = l_i(to) - l_i(from) - (p_i(to) - p_i(from)). Returns the sum over these rows
+  /// of p_i(to) - p_i(from); with `taylor_from`, also adds to it what changes_and_taylor returns for them.
+  double residuals(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
+                   const uint32_t* rows, size_t k, double* r, double* taylor_from = nullptr) const;
+
+  /// For each row i = rows[j]: out[j] = l_i(to) - l_i(from), as logistic_log_density_changes. Returns the sum over
+  /// these rows of the change their proxies would have if built around `from`: what a build at the current value
+  /// in the middle of a decision needs to know of the rows already scored, at no extra pass over them.
+  static double changes_and_taylor(const PlateNode& plate, const Eigen::VectorXd& from, const Eigen::VectorXd& to,
+                                   const uint32_t* rows, size_t k, double* out);
 
   /// Rows of the plate when the proxies were built (rows added later make them stale); 0 while none are built.
   size_t rows() const { return rows_; }
@@ -42,8 +49,9 @@ class LogisticProxy {
   static double build_cost(size_t dims) { return 0.2 + static_cast<double>(dims) / 27; }
 
   /// Rows scored after the first look of their decision (k0 mini-batches) since the proxies were last built (or
-  /// since subsampled_mh first wanted them): the work proxies at the current value would likely have saved.
-  /// subsampled_mh builds them when this reaches the cost of a build (a ski-rental rule).
+  /// since subsampled_mh first wanted them), except in decisions whose proxies were built at their current value:
+  /// the work proxies at the current value would likely have saved. subsampled_mh builds them when this reaches
+  /// the cost of a build (a ski-rental rule), before a decision or within one.
   double excess = 0;
 
  private:

@@ -51,6 +51,18 @@ PlateNode& plate_of(Engine& e) {
 
 BlockSpec w_all(const char* kernel) { return plate_test::block("w", BlockSpec::Mode::kAll, kernel); }
 
+/// One transition of exact mh on `exact` and of subsampled_mh on `sub`, which must decide alike and end at the
+/// same w. Returns the decision.
+bool in_lockstep(Engine& exact, const MhOptions& mo, Engine& sub, const SubsampledOptions& so,
+                 SubsampledState& state) {
+  const bool a = mh_transition(exact.trace(), w_all("mh"), mo);
+  REQUIRE(a == subsampled_mh_transition(sub.trace(), w_all("subsampled_mh"), so, state));
+  const Eigen::VectorXd& we = *std::get<VectorPtr>(exact.report("w"));
+  const Eigen::VectorXd& ws = *std::get<VectorPtr>(sub.report("w"));
+  REQUIRE((we - ws).norm() < 1e-12);
+  return a;
+}
+
 /// Proxies of rows with d features around a reference: their closed-form sum against the sum of the rows' own,
 /// and the residuals' size against the l_i's near and far from the reference.
 void check_proxies(int d) {
@@ -140,13 +152,8 @@ TEST_CASE("decisions on residuals against proxies with eps = 0 are exactly those
       REQUIRE(plate_of(sub).proxy->rebuild(plate_of(sub), *std::get<VectorPtr>(w)));
     }
     const uint64_t proxied = state.stats.proxy_decisions;
-    const bool a = mh_transition(exact.trace(), w_all("mh"), mo);
-    REQUIRE(a == subsampled_mh_transition(sub.trace(), w_all("subsampled_mh"), so, state));
+    accepted += in_lockstep(exact, mo, sub, so, state);
     CHECK(state.stats.proxy_decisions - proxied == (i < 100 || i >= 200 ? 1u : 0u));
-    accepted += a;
-    const Eigen::VectorXd& we = *std::get<VectorPtr>(exact.report("w"));
-    const Eigen::VectorXd& ws = *std::get<VectorPtr>(sub.report("w"));
-    REQUIRE((we - ws).norm() < 1e-12);
   }
   CHECK(accepted > 30);
   CHECK(accepted < 270);
@@ -172,29 +179,91 @@ TEST_CASE("proxies are built once the rows decisions needed beyond their first l
   CHECK(plate_of(e).proxy->rows() == 0);
   CHECK(state.stats.proxy_builds == 0);
   CHECK(state.stats.proxy_decisions == 0);
-  int built_at = -1, rebuilt = 0, quiet = 0;  // quiet: transitions whose decision took one look
+  int built_at = -1, rebuilt = 0, quiet = 0, within = 0;  // quiet: transitions whose decision took one look
   for (int i = 0; i < 400; ++i) {
     CAPTURE(i);
-    const double before = plate_of(e).proxy->excess;
+    const LogisticProxy& proxy = *plate_of(e).proxy;
+    const double before = proxy.excess;
+    const Eigen::VectorXd w = *std::get<VectorPtr>(e.report("w"));
+    const bool here = proxy.rows() == 2000 && proxy.reference() == w;  // built at the chain's current value
     const uint64_t builds = state.stats.proxy_builds, seen = state.stats.sections_visited,
                    proxied = state.stats.proxy_decisions;
     subsampled_mh_transition(e.trace(), w_all("subsampled_mh"), so, state);
-    const bool built = state.stats.proxy_builds != builds;
-    // The rule: a build exactly when the excess had reached the cost of one, which starts the count again;
-    // a decision adds the rows it scored beyond its first look, with proxies or without.
-    REQUIRE(built == (before >= worn));
+    const uint64_t built = state.stats.proxy_builds - builds;
+    // The rule: a decision adds the rows it scored beyond its first look, with proxies or without, unless they
+    // are built at the current value (a build would change nothing); a build, at the current value, when the
+    // count has reached the cost of one, which starts it again: before the decision, or within it after the
+    // mini-batch that reached the cost (the test then starts again).
     const double drawn = static_cast<double>(state.stats.sections_visited - seen);
-    CHECK(plate_of(e).proxy->excess == doctest::Approx((built ? 0 : before) + std::max(0.0, drawn - 100)));
+    if (here) {
+      REQUIRE(built == 0);
+      CHECK(proxy.excess == before);
+    } else if (before >= worn) {
+      REQUIRE(built == 1);
+      CHECK(proxy.excess == 0);
+    } else if (built == 0) {  // the count had not reached the cost before the decision's last mini-batch
+      CHECK(before + std::max(0.0, drawn - 150) < worn);
+      CHECK(proxy.excess == doctest::Approx(before + std::max(0.0, drawn - 100)));
+    } else {
+      REQUIRE(built == 1);
+      CHECK(before + std::max(0.0, drawn - 100) >= worn);
+      ++within;
+      CHECK(proxy.excess == 0);
+    }
+    if (built != 0) CHECK(proxy.reference() == w);
     CHECK(state.stats.proxy_decisions - proxied == (plate_of(e).proxy->rows() == 2000 ? 1u : 0u));
     if (built && built_at < 0) built_at = i;
-    rebuilt += built;
+    rebuilt += static_cast<int>(built);
     quiet += drawn == 100;
   }
   // The chain starts at a draw of the prior; once decisions near the mode have paid for proxies they take one
   // look, so builds stop being needed.
   CHECK(built_at >= 1);
+  CHECK(within >= 1);
   CHECK(rebuilt <= 20);
   CHECK(quiet > 200);
+}
+
+TEST_CASE("proxies built within a decision: the test goes on over the rows not drawn yet and decides as exact mh") {
+  // eps tiny but not 0, so rows are charged and a decision reads nearly every row; before every transition the
+  // count is set just below the cost of a build, so each decision that needs more than two mini-batches
+  // switches after its second: from no proxies (first half), or from proxies built far from the chain. At
+  // n = N the new test decides sum(l_i) >= N mu0 exactly, from the rows it drew and what is known of the
+  // others: the same decisions as exact mh. Two observations outside the plate are local sections (p_i = 0).
+  Engine exact(5), sub(5);
+  PlateNode* plate = nullptr;
+  for (Engine* e : {&exact, &sub}) {
+    test::run(*e, kModel);
+    load_rows(*e, 200, 6);
+    plate = &plate_of(*e);
+    test::run(*e, "[observe (bernoulli (linear_logistic w (vector 0.3 -1))) 1]"
+                  "[observe (bernoulli (linear_logistic w (vector -2 0.5))) 0]");
+  }
+  SubsampledOptions so;
+  so.batch = 30;
+  so.epsilon = 1e-15;
+  so.drift_sigma = 0.2;
+  so.proxies = true;
+  SubsampledState state;
+  exact.trace().rng().split();  // mirror the stream subsampled_mh splits off for its section order
+  MhOptions mo;
+  mo.drift_sigma = 0.2;
+  mo.allow_partition = false;
+  const double worn = LogisticProxy::build_cost(3) * 200;
+  int accepted = 0;
+  for (int i = 0; i < 300; ++i) {
+    CAPTURE(i);
+    const Eigen::Vector3d far(1.0, -0.5, 0.5);
+    plate->proxy = i < 150 ? std::make_shared<LogisticProxy>() : std::shared_ptr(LogisticProxy::build(*plate, far));
+    REQUIRE(plate->proxy != nullptr);
+    plate->proxy->excess = worn - 1;
+    const uint64_t builds = state.stats.proxy_builds, seen = state.stats.sections_visited;
+    accepted += in_lockstep(exact, mo, sub, so, state);
+    if (state.stats.sections_visited - seen > 60) CHECK(state.stats.proxy_builds - builds == 1);
+  }
+  CHECK(accepted > 30);
+  CHECK(accepted < 270);
+  CHECK(state.stats.proxy_builds > 250);
 }
 
 }  // namespace
