@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/section_chain.hpp"
 
+#include "runtime/infer/border_reach.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/sp/sp.hpp"
@@ -31,12 +32,9 @@ OutputNode* sole_consumer(Node* n, size_t* index) {
   return uses == 1 ? found : nullptr;
 }
 
-bool other_operands_outside(OutputNode* out, size_t index, Node* border) {
-  for (size_t i = 0; i < out->operands.size(); ++i) {
-    Node* o = out->operands[i];
-    if (i == index) continue;
-    if (o == border || (o->kind == NodeKind::kLookup && as_lookup(o)->source == border)) return false;
-  }
+bool other_operands_outside(OutputNode* out, size_t index, BorderReach& reach) {
+  for (size_t i = 0; i < out->operands.size(); ++i)
+    if (i != index && reach.follows(out->operands[i])) return false;
   return true;
 }
 
@@ -50,7 +48,8 @@ auto with_operand(OutputNode* out, size_t index, const Value& v, F&& f) {
 
 }  // namespace
 
-bool SectionChain::match(Trace& trace, Node* border, Node* root) {
+bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
+  Node* border = reach.border();
   if (root->kind != NodeKind::kLookup || as_lookup(root)->source != border) return false;
   root_ = root;
   n_ = 0;
@@ -58,7 +57,7 @@ bool SectionChain::match(Trace& trace, Node* border, Node* root) {
   while (true) {
     size_t index = 0;
     OutputNode* next = sole_consumer(cur, &index);
-    if (next == nullptr || !other_operands_outside(next, index, border)) return false;
+    if (next == nullptr || !other_operands_outside(next, index, reach)) return false;
     const SpProcedure* p = primitive_at(next);
     if (p == nullptr || p->aux() != nullptr || &p->sp() == trace.scope_include_sp()) return false;
     if (p->sp().is_random()) {

@@ -14,14 +14,16 @@
 namespace vnt {
 
 struct Node;
+class BorderReach;
 class Trace;
 
 class SectionChain {
  public:
   static constexpr size_t kMaxLinks = 6;
 
-  /// Recognises the shape below `root`, a child of `border`; false if the section has any other shape.
-  bool match(Trace& trace, Node* border, Node* root);
+  /// Recognises the shape below `root`, a child of the border; false if the section has any other shape,
+  /// including one whose other operands follow the border (sections that meet).
+  bool match(Trace& trace, BorderReach& reach, Node* root);
 
   /// l = log p(leaf | chain from b_new) - log p(leaf | chain from b_old). With `current_is_old`, the old
   /// chain is the values in the trace (a fresh section); otherwise it is recomputed from b_old (a stale one).

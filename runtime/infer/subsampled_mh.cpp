@@ -11,6 +11,7 @@
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
+#include "runtime/infer/border_reach.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/section_chain.hpp"
 #include "runtime/regen/refresh.hpp"
@@ -36,21 +37,17 @@ struct Section {
   bool was_stale;
 };
 
-bool is_child_of(Node* n, Node* parent) {
-  bool found = false;
-  for_each_definite_parent(n, [&](Node* p) { found |= p == parent; });
-  if (n->kind == NodeKind::kOutput)
-    for (Node* e : as_output(n)->esr_parents) found |= e == parent;
-  return found;
-}
-
 /// Local sections must hold no structural change and no random choice to propose, and must not share
-/// nodes with other sections (each child of the border roots its own section).
-void check_section(const Scaffold& s, Node* border, Node* root) {
+/// nodes with other sections (each child of the border roots its own section): nothing a section reads from
+/// outside it may follow the border.
+void check_section(const Scaffold& s, BorderReach& reach, Node* root) {
   if (!s.brush.empty()) throw NotPartitionable{"a local section changes the structure of the trace"};
   auto check_parents = [&](Node* n) {
     for_each_definite_parent(n, [&](Node* p) {
-      if (p != root && p != border && !s.is_resampling(p) && !s.is_absorbing(p) && is_child_of(p, border))
+      // (n's own request reads n's operands: part of the same application, not another section.)
+      if (p == root || p == reach.border() || s.is_resampling(p) || s.is_absorbing(p)) return;
+      if (p->kind == NodeKind::kRequest && as_request(p)->output == n) return;
+      if (reach.follows(p))
         throw NotPartitionable{"two children of the border meet in one local section (route the parameter "
                                "through a per-index mem so each section uses it once)"};
     });
@@ -64,26 +61,6 @@ void check_section(const Scaffold& s, Node* border, Node* root) {
     check_parents(n);
   });
   s.absorbing.for_each(check_parents);
-}
-
-/// Whether the value of `x` changes when `border` does: `border` is reached walking up from `x` through
-/// deterministic nodes (a random choice keeps its value and absorbs the change). Walks x's ancestry only.
-bool follows_border(Node* x, Node* border) {
-  std::vector<Node*> todo{x};
-  FlatPtrSet<Node> seen;
-  while (!todo.empty()) {
-    Node* n = todo.back();
-    todo.pop_back();
-    if (n == border) return true;
-    if (!seen.insert(n)) continue;
-    if (n->kind == NodeKind::kOutput) {
-      const SpProcedure* p = primitive_at(as_output(n));
-      if (p != nullptr && p->sp().is_random()) continue;
-      for (Node* e : as_output(n)->esr_parents) todo.push_back(e);
-    }
-    for_each_definite_parent(n, [&](Node* p) { todo.push_back(p); });
-  }
-  return false;
 }
 
 /// Rows of the plates a border feeds (plates come first among its children).
@@ -143,7 +120,7 @@ class Transition {
   void visit_section(size_t s, size_t slot, double* out);
   void score_plates(double* out);
   void start_plate(PlateVisit& pv);
-  void check_plates(const Scaffold& global) const;
+  void check_plates(const Scaffold& global);
   bool fused_weights(PlateVisit& pv) const;
   double use_proxy(PlateVisit& pv);
   bool switch_proxies();
@@ -153,6 +130,7 @@ class Transition {
   const SubsampledOptions& opts_;
   SubsampledState& st_;
   Node* border_ = nullptr;
+  BorderReach reach_{nullptr};
   Value old_value_, new_value_;
   uint32_t old_version_ = 0;
   std::vector<Section> visited_;
@@ -167,10 +145,10 @@ class Transition {
 /// A plate's rows are local sections only if the border is the one input the proposal changes: an input in the
 /// global section, or computed from the border (a local section of its own), would be read by every row. Checked
 /// before the transition draws anything, so a refused partition leaves the stream as exact mh would find it.
-void Transition::check_plates(const Scaffold& global) const {
+void Transition::check_plates(const Scaffold& global) {
   for (size_t i = 0; i < border_->plate_children; ++i)
     for (Node* x : as_plate(border_->children[i])->inputs)
-      if (x != border_ && (global.is_resampling(x) || follows_border(x, border_)))
+      if (x != border_ && (global.is_resampling(x) || reach_.follows(x)))
         throw NotPartitionable{"a local section also reads another value that the proposal changes"};
 }
 
@@ -316,7 +294,7 @@ void Transition::score_plates(double* out) {
 
 double Transition::visit(Node* root) {
   SectionChain chain;
-  if (chain.match(t_, border_, root)) {
+  if (chain.match(t_, reach_, root)) {
     chain.make_inputs_fresh(t_, border_);
     bool stale = root->version != old_version_;
     double l = chain.delta(new_value_, old_value_, !stale, chain_values_);
@@ -326,7 +304,7 @@ double Transition::visit(Node* root) {
     return l;
   }
   Section sec{root, build_local_scaffold(t_, border_, root), std::make_unique<Db>(t_), false};
-  check_section(sec.scaffold, border_, root);
+  check_section(sec.scaffold, reach_, root);
   // Values read from other borders' stale sections are repaired first; this border's own are handled below.
   ensure_scaffold_fresh(t_, sec.scaffold, border_);
   if (root->version != old_version_) {
@@ -362,6 +340,7 @@ void Transition::restore_sections() {
 
 bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info) {
   border_ = info.border;
+  reach_ = BorderReach(border_);
   const size_t n = info.n;
   std::unordered_map<Node*, ProposalKernel> kernels;
   if (opts_.drift_sigma) kernels[v] = ProposalKernel{ProposalKernel::Kind::kDrift, *opts_.drift_sigma, {}};
@@ -370,6 +349,13 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   Scaffold global = build_scaffold(t_, principals, std::move(kernels), border_);
   if (!global.brush.empty()) throw NotPartitionable{"proposing to it changes the structure of the trace"};
   check_plates(global);
+  // Sections usually share one shape, so one is checked before anything is drawn: a refused partition then
+  // leaves the stream as exact mh would find it. The others are checked as they are visited.
+  if (border_->plate_children < border_->children.size()) {
+    Node* first = border_->children[border_->plate_children];
+    if (SectionChain chain; !chain.match(t_, reach_, first))
+      check_section(build_local_scaffold(t_, border_, first), reach_, first);
+  }
   ensure_scaffold_fresh(t_, global);
   old_value_ = border_->value;
   old_version_ = border_->version;

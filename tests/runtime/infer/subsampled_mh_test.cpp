@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <string>
 #include <vector>
 #include <fmt/format.h>
 
@@ -186,6 +187,51 @@ TEST_CASE("scaffolds that break the preconditions give a clear error, or exact m
   REQUIRE(e.trace().warnings().size() == 1);
   CHECK(e.trace().warnings()[0].find("subsampled_mh: scope 'w' cannot be subsampled (two children of the border meet") !=
         std::string::npos);
+}
+
+TEST_CASE("sections that meet through values computed from the border are refused, and exact mh then scores the whole scaffold") {
+  // Each use of w in the body is a child of the border, so a section per use; here two uses meet in one
+  // observation only through a value computed from w (not w itself). Treated as separate sections, exact mh
+  // made other decisions than the whole scaffold's and subsampled_mh sampled a wider posterior.
+  const std::vector<std::string> bodies{"(normal (* w x) (exp w))", "(normal (+ (* 1 w) (* w x)) 1)",
+                                        "(normal (* w x) (+ 1 (* (* w w) 0.1)))"};
+  for (const std::string& body : bodies) {
+    CAPTURE(body);
+    std::string program = fmt::format("[assume w (scope_include 'w 0 (normal 0 1))][assume f (lambda (x) {})]", body);
+    for (int i = 0; i < 12; ++i) program += fmt::format("[observe (f {}) {}]", 0.5 + 0.25 * i, 0.3 * i);
+    Engine e(1);
+    test::run(e, program);
+    SubsampledOptions so;
+    SubsampledState state;
+    const std::string before = test::fingerprint_of(e);
+    try {
+      subsampled_mh_transition(e.trace(), w_all(), so, state);
+      FAIL("expected an error");
+    } catch (const Error& err) {
+      CHECK(std::string(err.message()).find("two children of the border meet") != std::string::npos);
+    }
+    CHECK(test::fingerprint_of(e) == before);
+
+    Engine part(5), whole(5);
+    test::run(part, program);
+    test::run(whole, program);
+    BlockSpec spec = w_all();
+    spec.kernel = std::string("mh");
+    MhOptions mo;
+    mo.drift_sigma = 0.1;
+    MhOptions general = mo;
+    general.allow_partition = false;
+    int accepted = 0;
+    for (int i = 0; i < 300; ++i) {
+      CAPTURE(i);
+      const bool a = mh_transition(part.trace(), spec, mo);
+      REQUIRE(a == mh_transition(whole.trace(), spec, general));
+      accepted += a;
+    }
+    CHECK(accepted > 20);
+    CHECK(accepted < 280);
+    CHECK(test::inconsistent_nodes(part) == 0);
+  }
 }
 
 TEST_CASE("a structural change in the global section is refused") {
