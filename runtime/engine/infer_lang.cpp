@@ -127,8 +127,10 @@ InferOp compile_checked(Engine& engine, const Syntax& s) {
     bool known = engine.scope_in_program(o->block.scope);
     if (o->kind == InferOp::Kind::kMh)
       validate_block(engine.trace(), o->block, o->mh.drift_sigma.has_value(), known);
-    if (o->kind == InferOp::Kind::kSubsampled)
+    if (o->kind == InferOp::Kind::kSubsampled) {
       validate_block(engine.trace(), o->block, o->sub.drift_sigma.has_value(), known);
+      check_subsampling(engine.trace(), o->block, o->sub);
+    }
     // Evaluate what collect will record once, so an expression that cannot be collected fails before any move.
     if (o->kind == InferOp::Kind::kCollect) collect_cells(engine, *o);
     for (const InferOp& c : o->children) todo.push_back(&c);

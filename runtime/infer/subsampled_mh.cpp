@@ -63,6 +63,25 @@ void check_section(const Scaffold& s, BorderReach& reach, Node* root) {
   s.absorbing.for_each(check_parents);
 }
 
+/// What can be checked of the partition before a transition draws anything, so a refused partition leaves the
+/// stream as exact mh would find it. A plate's rows are local sections only if the border is the one input the
+/// proposal changes: an input in the global section, or computed from the border (a local section of its own),
+/// would be read by every row. Node sections usually share one shape, so one of them is checked here; the others
+/// are checked as they are visited.
+void check_structure(Trace& t, const Scaffold& global, BorderReach& reach) {
+  if (!global.brush.empty()) throw NotPartitionable{"proposing to it changes the structure of the trace"};
+  Node* border = reach.border();
+  for (size_t i = 0; i < border->plate_children; ++i)
+    for (Node* x : as_plate(border->children[i])->inputs)
+      if (x != border && (global.is_resampling(x) || reach.follows(x)))
+        throw NotPartitionable{"a local section also reads another value that the proposal changes"};
+  if (border->plate_children < border->children.size()) {
+    Node* first = border->children[border->plate_children];
+    if (SectionChain chain; !chain.match(t, reach, first))
+      check_section(build_local_scaffold(t, border, first), reach, first);
+  }
+}
+
 /// Rows of the plates a border feeds (plates come first among its children).
 size_t plate_rows(const Node* n) {
   size_t rows = 0;
@@ -120,7 +139,6 @@ class Transition {
   void visit_section(size_t s, size_t slot, double* out);
   void score_plates(double* out);
   void start_plate(PlateVisit& pv);
-  void check_plates(const Scaffold& global);
   bool fused_weights(PlateVisit& pv) const;
   double use_proxy(PlateVisit& pv);
   bool switch_proxies();
@@ -142,15 +160,6 @@ class Transition {
   double drawn_sum_ = 0;  // the sum of l_i over the sections drawn so far
 };
 
-/// A plate's rows are local sections only if the border is the one input the proposal changes: an input in the
-/// global section, or computed from the border (a local section of its own), would be read by every row. Checked
-/// before the transition draws anything, so a refused partition leaves the stream as exact mh would find it.
-void Transition::check_plates(const Scaffold& global) {
-  for (size_t i = 0; i < border_->plate_children; ++i)
-    for (Node* x : as_plate(border_->children[i])->inputs)
-      if (x != border_ && (global.is_resampling(x) || reach_.follows(x)))
-        throw NotPartitionable{"a local section also reads another value that the proposal changes"};
-}
 
 void Transition::start_plate(PlateVisit& pv) {
   std::vector<const Value*> in = current_inputs(*pv.plate);
@@ -347,15 +356,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   Node* principals[] = {v};
   // Alg. 3 step 1-2: the global section only, stopping at the border.
   Scaffold global = build_scaffold(t_, principals, std::move(kernels), border_);
-  if (!global.brush.empty()) throw NotPartitionable{"proposing to it changes the structure of the trace"};
-  check_plates(global);
-  // Sections usually share one shape, so one is checked before anything is drawn: a refused partition then
-  // leaves the stream as exact mh would find it. The others are checked as they are visited.
-  if (border_->plate_children < border_->children.size()) {
-    Node* first = border_->children[border_->plate_children];
-    if (SectionChain chain; !chain.match(t_, reach_, first))
-      check_section(build_local_scaffold(t_, border_, first), reach_, first);
-  }
+  check_structure(t_, global, reach_);
   ensure_scaffold_fresh(t_, global);
   old_value_ = border_->value;
   old_version_ = border_->version;
@@ -533,6 +534,37 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
     return t.run(choice, choice.principals[0], info);
   } catch (const NotPartitionable&) {
     return std::nullopt;
+  }
+}
+
+void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts) {
+  if (opts.fallback_to_mh) return;
+  auto check = [&](const BlockSpec& s) {
+    BlockChoice choice = select_block(trace, s, /*allow_empty=*/true);
+    if (choice.principals.empty()) return;
+    if (choice.principals.size() != 1)
+      fail(s, fmt::format("the block has {} random choices, but subsampling needs exactly one principal node "
+                          "(add 'fallback 'mh to use exact mh instead)",
+                          choice.principals.size()));
+    BorderInfo info = find_border(choice.principals[0]);
+    try {
+      if (!info.problem.empty()) throw NotPartitionable{info.problem};
+      if (info.border == nullptr) return;  // N <= 1: exact mh
+      Node* principals[] = {choice.principals[0]};
+      BorderReach reach(info.border);
+      check_structure(trace, build_scaffold(trace, principals, {}, info.border), reach);
+    } catch (const NotPartitionable& np) {
+      fail(s, np.reason + " (add 'fallback 'mh to use exact mh instead)");
+    }
+  };
+  if (spec.mode != BlockSpec::Mode::kOne) return check(spec);
+  const Scope* scope = spec.scope == "default" ? nullptr : trace.scopes().find(spec.scope);
+  if (scope == nullptr) return;  // 'one' of the default scope: its choices are checked as they are drawn
+  for (const Value& b : scope->blocks().items()) {
+    BlockSpec one = spec;
+    one.mode = BlockSpec::Mode::kValue;
+    one.block = b;
+    check(one);
   }
 }
 

@@ -62,6 +62,12 @@ class SubsampledState {
 bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts,
                               SubsampledState& state);
 
+/// Throws the kInference error subsampled_mh_transition would give if the block (each block of the scope, for
+/// 'one' of a named scope) cannot be partitioned now, as far as that is known before drawing: the structure of
+/// the global section, the plates' inputs and the shape of one node section. Draws nothing; a no-op with
+/// opts.fallback_to_mh. The [infer] directive runs it before its first transition.
+void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts);
+
 /// Exact MH on a single principal node through its partitioned scaffold (all N local sections, no
 /// subsampling): the same decision as mh, at the cost of the sections' arithmetic. nullopt (trace
 /// untouched) when the scaffold cannot be partitioned.

@@ -234,6 +234,35 @@ TEST_CASE("sections that meet through values computed from the border are refuse
   }
 }
 
+TEST_CASE("an [infer] whose subsampled_mh cannot partition its scope fails before its first transition") {
+  // Within a cycle, the mh transitions before the first subsampled_mh one must not stay applied.
+  Engine e(1);
+  test::run(e,
+            "[assume w (scope_include 'w 0 (normal 0 1))]"
+            "[assume f (lambda (x) (normal (* w x) (exp w)))]"
+            "[observe (f 1) 0.5] [observe (f 2) 1.5] [observe (f 3) 2.0]"
+            "[assume v (scope_include 'v 0 (normal 0 1))]"
+            "[assume g (lambda (x) (normal (* v x) 1))]"
+            "[observe (g 1) 0.5] [observe (g 2) 1.5]");
+  const std::string before = test::fingerprint_of(e);
+  const std::vector<std::string> programs{
+      "[infer (cycle ((mh w all 'drift 0.5 20) (subsampled_mh w all 2 0.1 'drift 0.1 5)) 3)]",
+      "[infer (cycle ((mh v all 'drift 0.5 20) (subsampled_mh w one 2 0.1 5)) 3)]"};
+  for (const std::string& program : programs) {
+    CAPTURE(program);
+    try {
+      test::run(e, program);
+      FAIL("expected an error");
+    } catch (const Error& err) {
+      CHECK(std::string(err.message()).find("cannot subsample scope 'w': two children of the border meet") !=
+            std::string::npos);
+    }
+    CHECK(test::fingerprint_of(e) == before);
+  }
+  test::run(e, "[infer (cycle ((mh w all 'drift 0.5 2) (subsampled_mh w all 2 0.1 5 'fallback 'mh)) 3)]");
+  CHECK(test::fingerprint_of(e) != before);
+}
+
 TEST_CASE("a structural change in the global section is refused") {
   Engine e(1);
   test::run(e,
