@@ -104,7 +104,8 @@ class Chain {
     sub_.epsilon = m.eps;
     sub_.min_batches = cfg.k0;
     sub_.drift_sigma = cfg.sigma;
-    for (const auto& r : engine_.directives()) stats_.n += r.rows.size();
+    // N: the local sections below w's border, one per training row (plate rows included).
+    stats_.n = vnt::find_border(vnt::select_block(engine_.trace(), spec_).principals.at(0)).n;
     // The warm-up is exact mh for every method, so chains with the same seed all start from the same state.
     for (size_t i = 0; i < cfg.warmup; ++i) vnt::mh_transition(engine_.trace(), spec_, mh_);
     update_predictions();
