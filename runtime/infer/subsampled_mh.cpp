@@ -117,9 +117,22 @@ double build_price(const PlateVisit& pv) {
   return LogisticProxy::build_cost(static_cast<size_t>(pv.w_from.size())) * static_cast<double>(pv.plate->rows);
 }
 
+/// The error of a scope that cannot be subsampled, for `reason`.
 [[noreturn]] void fail(const BlockSpec& spec, const std::string& reason) {
   throw Error(ErrorKind::kInference,
-              fmt::format("subsampled_mh: cannot subsample scope '{}': {}", spec.scope, reason), spec.span);
+              fmt::format("subsampled_mh: cannot subsample scope '{}': {} (add 'fallback 'mh to use exact mh instead)",
+                          spec.scope, reason),
+              spec.span);
+}
+
+/// What is known against partitioning the block before looking below the border: several principal nodes, or
+/// the border's own problem (empty if none; info is then the border, null for N <= 1).
+std::string block_problem(const BlockChoice& choice, BorderInfo& info) {
+  if (choice.principals.size() != 1)
+    return fmt::format("the block has {} random choices, but subsampling needs exactly one principal node",
+                       choice.principals.size());
+  info = find_border(choice.principals[0]);
+  return info.problem;
 }
 
 /// One transition, or NotPartitionable after restoring the trace.
@@ -542,19 +555,15 @@ void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOpti
   auto check = [&](const BlockSpec& s) {
     BlockChoice choice = select_block(trace, s, /*allow_empty=*/true);
     if (choice.principals.empty()) return;
-    if (choice.principals.size() != 1)
-      fail(s, fmt::format("the block has {} random choices, but subsampling needs exactly one principal node "
-                          "(add 'fallback 'mh to use exact mh instead)",
-                          choice.principals.size()));
-    BorderInfo info = find_border(choice.principals[0]);
+    BorderInfo info;
+    if (std::string problem = block_problem(choice, info); !problem.empty()) fail(s, problem);
+    if (info.border == nullptr) return;  // N <= 1: exact mh
     try {
-      if (!info.problem.empty()) throw NotPartitionable{info.problem};
-      if (info.border == nullptr) return;  // N <= 1: exact mh
       Node* principals[] = {choice.principals[0]};
       BorderReach reach(info.border);
       check_structure(trace, build_scaffold(trace, principals, {}, info.border), reach);
     } catch (const NotPartitionable& np) {
-      fail(s, np.reason + " (add 'fallback 'mh to use exact mh instead)");
+      fail(s, np.reason);
     }
   };
   if (spec.mode != BlockSpec::Mode::kOne) return check(spec);
@@ -583,25 +592,19 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
     state.stats.accepted += a ? 1 : 0;
     return a;
   };
-  std::string problem;
-  if (choice.principals.size() != 1) {
-    problem = fmt::format("the block has {} random choices, but subsampling needs exactly one principal node",
-                          choice.principals.size());
-  } else {
-    BorderInfo info = find_border(choice.principals[0]);
-    if (info.problem.empty() && info.border == nullptr) return run_exact();  // N <= 1: exact MH
-    problem = info.problem;
-    if (problem.empty()) {
-      try {
-        bool a = Transition(trace, spec, opts, state).run(choice, choice.principals[0], info);
-        state.stats.accepted += a ? 1 : 0;
-        return a;
-      } catch (const NotPartitionable& np) {
-        problem = np.reason;
-      }
+  BorderInfo info;
+  std::string problem = block_problem(choice, info);
+  if (problem.empty()) {
+    if (info.border == nullptr) return run_exact();  // N <= 1: exact MH
+    try {
+      bool a = Transition(trace, spec, opts, state).run(choice, choice.principals[0], info);
+      state.stats.accepted += a ? 1 : 0;
+      return a;
+    } catch (const NotPartitionable& np) {
+      problem = np.reason;
     }
   }
-  if (!opts.fallback_to_mh) fail(spec, problem + " (add 'fallback 'mh to use exact mh instead)");
+  if (!opts.fallback_to_mh) fail(spec, problem);
   if (!state.fallback_reported) {
     state.fallback_reported = true;
     std::string where = span_location(spec.span);

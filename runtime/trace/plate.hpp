@@ -157,10 +157,14 @@ inline double softplus_change(double a, double b, double eb) {
 inline double softplus_change(double a, double b) { return softplus_change(a, b, std::exp(-std::abs(b))); }
 
 /// log p(y | logistic(zt)) - log p(y | logistic(zf)) of a bernoulli observation y, as one softplus_change.
-inline double logistic_log_density_change(double zf, double zt, double y) {
-  if (y == 1.0) return -softplus_change(-zt, -zf);
-  if (y == 0.0) return -softplus_change(zt, zf);
+/// `ef` is e^-|zf|, for callers that need it too.
+inline double logistic_log_density_change(double zf, double zt, double y, double ef) {
+  if (y == 1.0) return -softplus_change(-zt, -zf, ef);
+  if (y == 0.0) return -softplus_change(zt, zf, ef);
   return logistic_log_density(zt, y) - logistic_log_density(zf, y);
+}
+inline double logistic_log_density_change(double zf, double zt, double y) {
+  return logistic_log_density_change(zf, zt, y, std::exp(-std::abs(zf)));
 }
 
 /// Whether the fused logistic scorer can run the plate's rows: a kLogistic body with dense feature vectors and

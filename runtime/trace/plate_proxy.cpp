@@ -23,15 +23,18 @@ inline Slopes slopes(double z, double e, double y) {
   return {y - (z >= 0 ? near : far), -near * far};
 }
 
+/// p(to) - p(from) of a row's Taylor proxy around z* = zr with slopes c there: d1 (zt - zf) + d2/2 ((zt - z*)^2 -
+/// (zf - z*)^2), the difference of squares factored.
+inline double proxy_change(double zf, double zt, double zr, Slopes c) {
+  return (zt - zf) * (c.d1 + 0.5 * c.d2 * ((zt - zr) + (zf - zr)));
+}
+
 /// A row's l_i(to) - l_i(from) (as logistic_log_density_change), adding to `taylor` the change of its Taylor proxy
-/// around `from`: d1 dz + d2/2 dz^2 with the slopes at zf. Both share e^-|zf|.
+/// around `from`. Both share e^-|zf|.
 inline double change_and_taylor(double zf, double zt, double y, double& taylor) {
-  const double ef = std::exp(-std::abs(zf)), dz = zt - zf;
-  const Slopes c = slopes(zf, ef, y);
-  taylor += dz * (c.d1 + 0.5 * c.d2 * dz);
-  if (y == 1.0) return -softplus_change(-zt, -zf, ef);
-  if (y == 0.0) return -softplus_change(zt, zf, ef);
-  return logistic_log_density_change(zf, zt, y);
+  const double ef = std::exp(-std::abs(zf));
+  taylor += proxy_change(zf, zt, zf, slopes(zf, ef, y));
+  return logistic_log_density_change(zf, zt, y, ef);
 }
 
 }  // namespace
@@ -109,9 +112,7 @@ double LogisticProxy::residuals(const PlateNode& plate, const Eigen::VectorXd& f
   double sum = 0, taylor = 0;
   scan_logistic_rows(plate, from, to, rows, k, [&](size_t j, const auto& x, double zf, double zt, double y) {
     const double zr = ref_[0] + wr.dot(x);
-    const Slopes c = slopes(zr, std::exp(-std::abs(zr)), y);
-    // p(to) - p(from) = d1 (zt - zf) + d2/2 ((zt - z*)^2 - (zf - z*)^2), the difference of squares factored.
-    const double dp = (zt - zf) * (c.d1 + 0.5 * c.d2 * ((zt - zr) + (zf - zr)));
+    const double dp = proxy_change(zf, zt, zr, slopes(zr, std::exp(-std::abs(zr)), y));
     sum += dp;
     const double l =
         taylor_from != nullptr ? change_and_taylor(zf, zt, y, taylor) : logistic_log_density_change(zf, zt, y);
