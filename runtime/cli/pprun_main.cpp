@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "runtime/cli/cli.hpp"
 #include "runtime/core/diagnostics.hpp"
@@ -73,6 +75,19 @@ CLI::Validator depth_range(int limit) {
       "");
 }
 
+/// A --seed of decimal digits that fits 64 bits (CLI11 alone turns -1 and 2^64 into 2^64 - 1 without a word).
+CLI::Validator seed_range() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        uint64_t v = 0;
+        auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+          return fmt::format("must be an integer from 0 to {}, got {}", std::numeric_limits<uint64_t>::max(), s);
+        return {};
+      },
+      "");
+}
+
 int pprun_main(int argc, char** argv, size_t stack_bytes) {
   CLI::App app{"pprun: run a vnt probabilistic program (no file: start a REPL)", "pprun"};
   Options o;
@@ -80,7 +95,7 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
   o.max_depth = std::min(kDefaultMaxDepth, o.max_depth_limit);
   std::vector<std::string> params;
   app.add_option("file", o.file, "the .vnt program to run");
-  app.add_option("--seed", o.seed, "seed of the trace's random stream")->default_val(0);
+  app.add_option("--seed", o.seed, "seed of the trace's random stream")->default_val(0)->check(seed_range());
   app.add_option("--param", params, "external parameter {name} of the program, as name=value (repeatable)");
   app.add_option("--draws", o.draws_path, "write the collected draws to this CSV file");
   app.add_option("--max-depth", o.max_depth,

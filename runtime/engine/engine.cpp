@@ -118,6 +118,7 @@ void Engine::check_directive(const Directive& d) const {
 }
 
 Value Engine::sample(const Expr* e) {
+  TraceTransaction transaction(*trace_);
   Node* root = eval_new_family(e);
   Value v = root->value;
   uneval_and_destroy(root);
@@ -125,6 +126,7 @@ Value Engine::sample(const Expr* e) {
 }
 
 Value Engine::assume(const std::string& name, const Expr* e, const std::string& label) {
+  TraceTransaction transaction(*trace_);
   if (trace_->global(name) != nullptr)
     throw Error(ErrorKind::kName, fmt::format("'{}' is already assumed (forget it first)", name), e->span);
   require_free_label(label, e->span);
@@ -135,6 +137,7 @@ Value Engine::assume(const std::string& name, const Expr* e, const std::string& 
 }
 
 Value Engine::predict(const Expr* e, const std::string& label) {
+  TraceTransaction transaction(*trace_);
   require_free_label(label, e->span);
   Node* root = eval_new_family(e);
   add_record(DirectiveRecord{0, Directive::Kind::kPredict, label, {}, root, e, {}, {}});
@@ -177,6 +180,7 @@ void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
 }
 
 void Engine::observe(const Expr* e, const Value& v, const std::string& label) {
+  TraceTransaction transaction(*trace_);
   require_free_label(label, e->span);
   observe_root(eval_new_family(e), e, v, label);
 }
@@ -200,6 +204,7 @@ const Expr* Engine::apply_site(const std::string& procedure) {
 }
 
 void Engine::observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v) {
+  TraceTransaction transaction(*trace_);
   const Expr* site = apply_site(procedure);
   auto where = [](size_t) { return std::string(); };
   // Consecutive rows of one procedure join one plate.
@@ -333,6 +338,7 @@ std::optional<Value> Engine::execute(Directive d) {
       return assume(d.name, e, d.label);
     }
     case Directive::Kind::kObserve: {
+      TraceTransaction transaction(*trace_);  // the value's draws too, if the observation fails
       const Expr* e = keep(std::move(d.expr));
       const Expr* ve = keep(std::move(d.value));
       Value v = sample(ve);
@@ -361,6 +367,7 @@ std::optional<Value> Engine::execute(Directive d) {
       return std::nullopt;
     }
     case Directive::Kind::kObserveCsv: {
+      TraceTransaction transaction(*trace_);
       observe_csv(d);
       return std::nullopt;
     }

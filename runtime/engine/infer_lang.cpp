@@ -50,6 +50,10 @@ size_t count_arg(const Syntax& s, std::string_view what) {
   return static_cast<size_t>(d);
 }
 
+// Nbatch and k0 above any data size mean "all of it": capped at 2^53, so a huge literal (1e308) converts to a
+// size_t without overflow and behaves like Nbatch >= N.
+size_t capped_count(double d) { return static_cast<size_t>(std::min(d, 9007199254740992.0)); }
+
 const Syntax& unquote(const Syntax& s) { return s.kind == Syntax::Kind::kQuote ? s.items[0] : s; }
 
 BlockSpec block_args(const Syntax& form, const Syntax& scope, const Syntax& block, const std::string& kernel) {
@@ -174,7 +178,7 @@ InferOp compile_subsampled(const Syntax& s) {
     bad(a[3], fmt::format("subsampled_mh: Nbatch must be a positive integer, got {}", parser::span_text(a[3].span)));
   if (!(eps >= 0 && eps < 1))
     bad(a[4], fmt::format("subsampled_mh: eps must be in [0, 1), got {}", parser::span_text(a[4].span)));
-  op.sub.batch = static_cast<size_t>(nbatch);
+  op.sub.batch = capped_count(nbatch);
   op.sub.epsilon = eps;
   size_t i = 5;
   if (is_proposal(a[i], "drift")) {
@@ -193,7 +197,7 @@ InferOp compile_subsampled(const Syntax& s) {
       double k0 = number_arg(a[i + 1], "subsampled_mh: k0");
       if (!(k0 >= 1) || k0 != std::floor(k0))
         bad(a[i + 1], fmt::format("subsampled_mh: k0 must be a positive integer, got {}", parser::span_text(a[i + 1].span)));
-      op.sub.min_batches = static_cast<size_t>(k0);
+      op.sub.min_batches = capped_count(k0);
     } else if (key.text == "fallback") {
       op.sub.fallback_to_mh = either(a[i + 1], "mh", "none", "subsampled_mh: 'fallback takes 'mh or 'none");
     } else if (key.text == "proxy") {

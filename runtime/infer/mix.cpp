@@ -27,7 +27,7 @@ class ExtentWalker {
     if (const SpProcedure* p = primitive_at(out)) {
       const Sp& sp = p->sp();
       if (&sp == t_.scope_include_sp() && out->operands.size() == 3 &&
-          scope_name(out->operands[0]->value) == scope_ && !values_equal(out->operands[1]->value, block_))
+          scope_name(out->operands[0]->value) == scope_ && !keys_equal(out->operands[1]->value, block_))
         return;  // a nested tag of the same scope with another block belongs to that block
       if (sp.is_random() && !out->constrained) found_.push_back(out);
     }

@@ -47,7 +47,9 @@ class Sp {
   virtual bool real_valued() const { return false; }
   /// The finite support given these arguments, for enumerative Gibbs; nullopt if not enumerable.
   virtual std::optional<std::vector<Value>> enumerate(const Args& /*args*/) const { return std::nullopt; }
-  /// Adds/removes one output to/from the made SP's auxiliary state (args.aux()).
+  /// Adds/removes one output to/from the made SP's auxiliary state (args.aux()). Called with values of
+  /// probability zero too (an impossible observation is incorporated, scored -inf, then undone), so both must
+  /// treat such a value alike: ignore it, or count it.
   virtual void incorporate(const Value& /*x*/, const Args& /*args*/) const {}
   virtual void unincorporate(const Value& /*x*/, const Args& /*args*/) const {}
 };

@@ -32,11 +32,11 @@ class MemProcedure final : public Procedure {
   explicit MemProcedure(Value inner) : Procedure(Kind::kMem), inner_(std::move(inner)) {}
   std::string_view name() const override { return "mem"; }
   const Value& inner() const { return inner_; }
-  std::unordered_map<Value, Node*, ValueHash, ValueEqual>& families() { return families_; }
+  std::unordered_map<Value, Node*, KeyHash, KeyEqual>& families() { return families_; }
 
  private:
   Value inner_;
-  std::unordered_map<Value, Node*, ValueHash, ValueEqual> families_;
+  std::unordered_map<Value, Node*, KeyHash, KeyEqual> families_;
 };
 
 /// The operator of `(if c a b)` nodes: requests the chosen branch as a family of its own.

@@ -23,6 +23,7 @@ class SamplableSet {
     if (contains(x)) return;
     index_.emplace(x, items_.size());
     items_.push_back(x);
+    if (recording_) log_.push_back({x, kInserted});
   }
   void erase(const T& x) {
     auto it = index_.find(x);
@@ -34,11 +35,53 @@ class SamplableSet {
       index_[items_[i]] = i;
     }
     items_.pop_back();
+    if (recording_) log_.push_back({x, i});
+  }
+
+  /// While recording, changes are logged, and rollback() puts back the items *in their order* as when recording
+  /// began: a failed directive must not change which choice a later `one` draws. record(false) forgets the log.
+  void record(bool on) {
+    recording_ = on;
+    log_.clear();
+  }
+  void rollback() {
+    bool was = recording_;
+    recording_ = false;
+    for (auto c = log_.rbegin(); c != log_.rend(); ++c) {
+      if (c->was_at == kInserted) {
+        erase(c->item);  // the last item, since later changes are undone already
+      } else {
+        restore(c->item, c->was_at);
+      }
+    }
+    log_.clear();
+    recording_ = was;
   }
 
  private:
+  static constexpr size_t kInserted = static_cast<size_t>(-1);
+  struct Change {
+    T item;
+    size_t was_at;  // where an erased item was, or kInserted
+  };
+
+  // The inverse of an erase of x from position i, applied to the set as that erase left it.
+  void restore(const T& x, size_t i) {
+    VNT_ASSERT(i <= items_.size() && !contains(x), "samplable set: undoing changes out of order");
+    if (i < items_.size()) {
+      index_[items_[i]] = items_.size();
+      items_.push_back(std::move(items_[i]));
+      items_[i] = x;
+    } else {
+      items_.push_back(x);
+    }
+    index_[x] = i;
+  }
+
   std::vector<T> items_;
   std::unordered_map<T, size_t, Hash, Eq> index_;
+  bool recording_ = false;
+  std::vector<Change> log_;
 };
 
 }  // namespace vnt

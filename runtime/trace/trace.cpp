@@ -113,6 +113,25 @@ Node* Trace::global(std::string_view name) const {
   return it == globals_.end() ? nullptr : it->second;
 }
 
+void Trace::begin_transaction() {
+  if (transaction_depth_++ > 0) return;
+  rng_at_begin_ = rng_;
+  random_choices_.record(true);
+  scopes_.record(true);
+}
+
+void Trace::end_transaction(bool failed) {
+  VNT_ASSERT(transaction_depth_ > 0, "transaction ended twice");
+  if (--transaction_depth_ > 0) return;
+  if (failed) {
+    rng_ = rng_at_begin_;
+    random_choices_.rollback();
+    scopes_.rollback();
+  }
+  random_choices_.record(false);
+  scopes_.record(false);
+}
+
 Node* Trace::constrainable(Node* root) const {
   Node* n = root;
   while (true) {

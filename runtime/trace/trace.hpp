@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -30,6 +31,12 @@ class Trace {
   Trace& operator=(const Trace&) = delete;
 
   Rng& rng() { return rng_; }
+
+  /// A directive's transaction (nested ones join the outermost): if it fails, the random stream and the order
+  /// of random choices, scopes and blocks are put back as they were, so later directives cannot tell that it
+  /// ran. Nodes and values are restored by the directive itself.
+  void begin_transaction();
+  void end_transaction(bool failed);
 
   // Node lifecycle. Creating a lookup or an application adds the child edges to its parents.
   ConstantNode* new_constant(const Expr* e, Value v);
@@ -118,6 +125,8 @@ class Trace {
   size_t live_nodes_ = 0;
   int eval_depth_ = 0;
   int max_eval_depth_ = 2000;
+  int transaction_depth_ = 0;
+  Rng rng_at_begin_;
 };
 
 /// How the error for evaluation nested deeper than Trace::max_eval_depth() begins (regen raises it, kInference).
@@ -130,5 +139,18 @@ inline bool is_depth_error(const Error& e) {
 
 /// The procedure an application's operator node holds; throws kType if it is not a procedure.
 Procedure& operator_procedure(const OutputNode* out);
+
+/// Scopes a directive as one transaction of the trace (Trace::begin_transaction); failed if left by an exception.
+class TraceTransaction {
+ public:
+  explicit TraceTransaction(Trace& t) : t_(t), exceptions_(std::uncaught_exceptions()) { t_.begin_transaction(); }
+  TraceTransaction(const TraceTransaction&) = delete;
+  TraceTransaction& operator=(const TraceTransaction&) = delete;
+  ~TraceTransaction() { t_.end_transaction(std::uncaught_exceptions() > exceptions_); }
+
+ private:
+  Trace& t_;
+  int exceptions_;
+};
 
 }  // namespace vnt

@@ -96,12 +96,20 @@ std::string to_string(const Value& v) {
   return std::visit(Printer{}, v);
 }
 
-bool values_equal(const Value& a, const Value& b) {
+namespace {
+
+// IEEE equality for the language's `=`; keys (mem arguments, scope blocks) need NaN to equal itself, or a key
+// never finds its own entry.
+bool doubles_equal(double x, double y, bool nan_is_equal) {
+  return x == y || (nan_is_equal && std::isnan(x) && std::isnan(y));
+}
+
+bool equal(const Value& a, const Value& b, bool nan_is_equal) {
   if (a.index() != b.index()) return false;
   switch (a.index()) {
     case 0: return true;
     case 1: return std::get<bool>(a) == std::get<bool>(b);
-    case 2: return std::get<double>(a) == std::get<double>(b);
+    case 2: return doubles_equal(std::get<double>(a), std::get<double>(b), nan_is_equal);
     case 3: return std::get<Symbol>(a).str() == std::get<Symbol>(b).str();
     case 4: return *std::get<StringPtr>(a) == *std::get<StringPtr>(b);
     case 5: {
@@ -109,28 +117,44 @@ bool values_equal(const Value& a, const Value& b) {
       const auto& y = std::get<ListPtr>(b)->items;
       if (x.size() != y.size()) return false;
       for (size_t i = 0; i < x.size(); ++i)
-        if (!values_equal(x[i], y[i])) return false;
+        if (!equal(x[i], y[i], nan_is_equal)) return false;
       return true;
     }
     case 6: {
       const auto& x = *std::get<VectorPtr>(a);
       const auto& y = *std::get<VectorPtr>(b);
-      return x.size() == y.size() && x == y;
+      if (x.size() != y.size()) return false;
+      for (Eigen::Index i = 0; i < x.size(); ++i)
+        if (!doubles_equal(x[i], y[i], nan_is_equal)) return false;
+      return true;
     }
     case 7: {
       const auto& x = *std::get<MatrixPtr>(a);
       const auto& y = *std::get<MatrixPtr>(b);
-      return x.rows() == y.rows() && x.cols() == y.cols() && x == y;
+      if (x.rows() != y.rows() || x.cols() != y.cols()) return false;
+      for (Eigen::Index i = 0; i < x.size(); ++i)
+        if (!doubles_equal(x.data()[i], y.data()[i], nan_is_equal)) return false;
+      return true;
     }
     case 8: return std::get<ProcPtr>(a) == std::get<ProcPtr>(b);
   }
   return false;
 }
 
+}  // namespace
+
+bool values_equal(const Value& a, const Value& b) { return equal(a, b, false); }
+
+bool keys_equal(const Value& a, const Value& b) { return equal(a, b, true); }
+
 namespace {
 
 size_t mix(size_t h, size_t x) { return h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
-size_t hash_double(double x) { return std::hash<double>()(x == 0.0 ? 0.0 : x); }
+// -0.0 equals 0.0, and every NaN equals every other as a key: both must hash alike.
+size_t hash_double(double x) {
+  if (std::isnan(x)) return 0x7ff8000000000000ULL;
+  return std::hash<double>()(x == 0.0 ? 0.0 : x);
+}
 
 }  // namespace
 

@@ -79,20 +79,24 @@ std::string_view kind_name(const Value& v);
 /// Printed form: numbers shortest round-trip (integers without ".0"), vectors "[1 2]", lists "(1 2)".
 std::string to_string(const Value& v);
 
-/// Structural equality (procedures by identity, numbers by ==).
+/// Structural equality (procedures by identity, numbers by ==, so NaN differs from itself).
 bool values_equal(const Value& a, const Value& b);
 
-/// Hash consistent with values_equal.
+/// Equality of values used as keys (mem arguments, scope blocks): as values_equal, but NaN equals NaN, so that
+/// a key always finds the entry it made.
+bool keys_equal(const Value& a, const Value& b);
+
+/// Hash consistent with keys_equal (and so with values_equal).
 size_t value_hash(const Value& v);
 
 /// Truthiness for `if`: false, nil and 0 are false; everything else true.
 bool truthy(const Value& v);
 
-struct ValueHash {
+struct KeyHash {
   size_t operator()(const Value& v) const { return value_hash(v); }
 };
-struct ValueEqual {
-  bool operator()(const Value& a, const Value& b) const { return values_equal(a, b); }
+struct KeyEqual {
+  bool operator()(const Value& a, const Value& b) const { return keys_equal(a, b); }
 };
 
 }  // namespace vnt

@@ -61,14 +61,14 @@ class Coin final : public Sp {
   void incorporate(const Value& x, const Args& args) const override {
     CoinAux& aux = counts(args);
     int side = outcome(x);
-    VNT_ASSERT(side >= 0, "{}: incorporating {}, which is not a flip", kCoinName, to_string(x));
+    if (side < 0) return;  // not a flip: scored -inf and undone, never counted
     (side == 1 ? aux.heads : aux.tails) += 1;
   }
 
   void unincorporate(const Value& x, const Args& args) const override {
     CoinAux& aux = counts(args);
     int side = outcome(x);
-    VNT_ASSERT(side >= 0, "{}: unincorporating {}, which is not a flip", kCoinName, to_string(x));
+    if (side < 0) return;
     double& n = side == 1 ? aux.heads : aux.tails;
     VNT_ASSERT(n > 0, "{}: unincorporating {} that was never incorporated", kCoinName, to_string(x));
     n -= 1;

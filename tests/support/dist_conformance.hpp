@@ -180,7 +180,7 @@ inline void check_discrete(const Sp& sp, const Params& params, const std::vector
   CAPTURE(show(params));
   Call call(sp, params, aux);
   double total = 0;
-  std::unordered_map<Value, size_t, ValueHash, ValueEqual> bin_of;
+  std::unordered_map<Value, size_t, KeyHash, KeyEqual> bin_of;
   std::vector<double> expected;
   for (const Value& x : support) {
     double prob = std::exp(call.log_density(x));

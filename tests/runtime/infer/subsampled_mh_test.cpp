@@ -274,5 +274,18 @@ TEST_CASE("a structural change in the global section is refused") {
   CHECK_THROWS_AS(subsampled_mh_transition(e.trace(), w_all(), so, state), Error);
 }
 
+TEST_CASE("Nbatch and k0 beyond any size (1e308) act as all of the data") {
+  auto run = [](const char* infer) {
+    Engine e(8);
+    test::run(e, logistic_program(40, 6));
+    test::run(e, infer);
+    return test::fingerprint_of(e);
+  };
+  std::string full = run("[infer (subsampled_mh w all 40 0.1 'drift 0.3 30)]");
+  CHECK(run("[infer (subsampled_mh w all 1e308 0.1 'drift 0.3 30)]") == full);
+  CHECK(run("[infer (subsampled_mh w all 18446744073709551616 0.1 'drift 0.3 30 'k0 1e308)]") == full);
+  CHECK(run("[infer (subsampled_mh w all 5 0.1 'drift 0.3 30 'k0 1e308)]") == full);
+}
+
 }  // namespace
 }  // namespace vnt
