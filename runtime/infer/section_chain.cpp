@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/section_chain.hpp"
 
+#include <optional>
+
 #include "runtime/infer/border_reach.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
@@ -74,19 +76,30 @@ bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
 
 double SectionChain::delta(const Value& b_new, const Value& b_old, bool current_is_old,
                            std::vector<Value>& out) const {
-  auto leaf_density = [&](const Value& v) {
-    return with_operand(as_output(leaf_), leaf_arg_, v,
-                        [&](const Sp& sp, const Args& a) { return sp.log_density(leaf_->value, a); });
+  const SpProcedure* leaf_sp = primitive_at(as_output(leaf_));
+  // The leaf's density given operand value v, which the last link computed from `link_in` (so that the leaf
+  // can ask for its log-odds: Args::log_odds).
+  auto leaf_density = [&](const Value& v, const Value* link_in) {
+    ArgBuffer leaf(as_output(leaf_), leaf_arg_, &v);
+    std::optional<ArgBuffer> link;
+    if (link_in != nullptr) {
+      OutputNode* last = as_output(link_[n_ - 1]);
+      link.emplace(last, arg_[n_ - 1], link_in);
+      const SpProcedure* p = primitive_at(last);
+      leaf.replacement_from(p->sp(), link->args(p->aux()));
+    }
+    return leaf_sp->sp().log_density(leaf_->value, leaf.args(leaf_sp->aux()));
   };
   auto run = [&](const Value& b, std::vector<Value>* keep) {
-    Value cur = b;
+    Value cur = b, last_in;
     Rng unused(0);  // deterministic SPs draw nothing
     for (size_t i = 0; i < n_; ++i) {
+      if (i + 1 == n_) last_in = cur;
       cur = with_operand(as_output(link_[i]), arg_[i], cur,
                          [&](const Sp& sp, const Args& a) { return sp.simulate(a, unused); });
       if (keep) keep->push_back(cur);
     }
-    return leaf_density(cur);
+    return leaf_density(cur, n_ > 0 ? &last_in : nullptr);
   };
   double fresh = 0;
   const size_t start = out.size();
@@ -97,7 +110,13 @@ double SectionChain::delta(const Value& b_new, const Value& b_old, bool current_
     out.resize(start + n_);  // keep later sections' values aligned; a -inf l_i rejects the move anyway
     return kNegInf;
   }
-  double old = current_is_old ? leaf_density(n_ == 0 ? root_->value : link_[n_ - 1]->value) : run(b_old, nullptr);
+  double old = 0;
+  if (current_is_old) {  // the trace's values: the leaf's operand is in the trace, with its origin
+    ArgBuffer leaf(as_output(leaf_));
+    old = leaf_sp->sp().log_density(leaf_->value, leaf.args(leaf_sp->aux()));
+  } else {
+    old = run(b_old, nullptr);
+  }
   return fresh - old;
 }
 

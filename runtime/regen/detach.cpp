@@ -10,7 +10,7 @@
 
 namespace vnt {
 
-ArgBuffer::ArgBuffer(const OutputNode* out) : n_(out->operands.size()) {
+ArgBuffer::ArgBuffer(const OutputNode* out) : n_(out->operands.size()), out_(out) {
   const Value** dst = inline_;
   if (n_ > kInline) {
     heap_.resize(n_);
@@ -22,6 +22,19 @@ ArgBuffer::ArgBuffer(const OutputNode* out) : n_(out->operands.size()) {
 
 ArgBuffer::ArgBuffer(const OutputNode* out, size_t index, const Value* replacement) : ArgBuffer(out) {
   const_cast<const Value**>(ptrs_)[index] = replacement;
+  replaced_ = index;
+}
+
+std::optional<double> ArgBuffer::log_odds(size_t i) const {
+  if (i == replaced_) return from_sp_ != nullptr ? from_sp_->log_odds(*from_args_) : std::nullopt;
+  const Node* n = out_->operands[i];
+  while (n->kind == NodeKind::kLookup) n = static_cast<const LookupNode*>(n)->source;
+  if (n->kind != NodeKind::kOutput) return std::nullopt;
+  const auto* o = static_cast<const OutputNode*>(n);
+  const SpProcedure* p = primitive_at(o);
+  if (p == nullptr) return std::nullopt;
+  ArgBuffer inner(o);
+  return p->sp().log_odds(inner.args(p->aux()));
 }
 
 const SpProcedure* primitive_at(const OutputNode* out) {

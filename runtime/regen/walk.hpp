@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -16,20 +17,36 @@ namespace vnt {
 
 class Sp;
 
-/// Gathers the operand values of an application (a small stack buffer for the usual arities).
-class ArgBuffer {
+/// Gathers the operand values of an application (a small stack buffer for the usual arities), and knows where
+/// they came from (Args::log_odds re-applies an operand's primitive SP).
+class ArgBuffer final : public ArgOrigins {
  public:
   explicit ArgBuffer(const OutputNode* out);
   /// The operands with operand `index` replaced by `*replacement` (evaluating with a value not in the trace).
   ArgBuffer(const OutputNode* out, size_t index, const Value* replacement);
-  Args args(SpAux* aux) const { return Args(std::span<const Value* const>(ptrs_, n_), aux); }
+  ArgBuffer(const ArgBuffer&) = delete;
+  ArgBuffer& operator=(const ArgBuffer&) = delete;
+  ~ArgBuffer() = default;
+
+  /// The replacement was computed by `sp` from `args` (which must outlive this buffer).
+  void replacement_from(const Sp& sp, const Args& args) {
+    from_sp_ = &sp;
+    from_args_ = args;
+  }
+  Args args(SpAux* aux) const { return Args(std::span<const Value* const>(ptrs_, n_), aux, this); }
+  std::optional<double> log_odds(size_t i) const override;
 
  private:
   static constexpr size_t kInline = 8;
+  static constexpr size_t kNone = static_cast<size_t>(-1);
   const Value* inline_[kInline];
   std::vector<const Value*> heap_;
   const Value* const* ptrs_;
   size_t n_;
+  const OutputNode* out_;
+  size_t replaced_ = kNone;
+  const Sp* from_sp_ = nullptr;
+  std::optional<Args> from_args_;
 };
 
 /// The primitive SP applied at `out`, or nullptr if the operator is a compound/mem/if procedure.

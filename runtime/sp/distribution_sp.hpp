@@ -16,7 +16,10 @@ namespace vnt {
 
 /// A scalar distribution: kName, kParams (ParamSpec array), kSupport, and static
 ///   double simulate(Rng&, double... params);  double log_density(double x, double... params);
-/// Optional: `static std::vector<double> enumerate(double... params)` for finite supports.
+/// Optional: `static std::vector<double> enumerate(double... params)` for finite supports; and for a first
+/// parameter that is a probability, `static bool rounded(double x, double p)` (whether the density of x has lost
+/// accuracy to the rounding of p) with `static double log_density_logit(double x, double z)`, used when the
+/// operand's log-odds z are known (Args::log_odds).
 template <class D>
 concept Distribution = requires {
   { D::kName } -> std::convertible_to<std::string_view>;
@@ -70,6 +73,11 @@ class DistributionSp final : public Sp {
     if (!read_params(args, p, /*throw_on_domain=*/false)) return kNegInf;
     double v;
     if (!from_value(x, v)) return kNegInf;
+    if constexpr (requires { D::rounded(0.0, 0.0); D::log_density_logit(0.0, 0.0); }) {
+      // A probability computed as logistic(z) may have rounded away the answer: score from z then.
+      if (D::rounded(v, p[0]))
+        if (std::optional<double> z = args.log_odds(0)) return D::log_density_logit(v, *z);
+    }
     return detail::call_log_density<D>(v, p, Seq{});
   }
 

@@ -47,6 +47,9 @@ class Sp {
   virtual bool real_valued() const { return false; }
   /// The finite support given these arguments, for enumerative Gibbs; nullopt if not enumerable.
   virtual std::optional<std::vector<Value>> enumerate(const Args& /*args*/) const { return std::nullopt; }
+  /// For a deterministic SP whose output is a probability logistic(z): z itself, from the same arguments, so a
+  /// consumer can score an outcome the rounded probability calls impossible (Args::log_odds).
+  virtual std::optional<double> log_odds(const Args& /*args*/) const { return std::nullopt; }
   /// Adds/removes one output to/from the made SP's auxiliary state (args.aux()). Called with values of
   /// probability zero too (an impossible observation is incorporated, scored -inf, then undone), so both must
   /// treat such a value alike: ignore it, or count it.

@@ -129,6 +129,32 @@ double PlateEvaluator::logistic(size_t i) const {
   return logistic_log_density(z, *p_.observed.row(i));
 }
 
+namespace {
+
+/// The observed application's operands as earlier ops of the row computed them: Args::log_odds applies the op
+/// that made one again.
+class OpOrigins final : public ArgOrigins {
+ public:
+  OpOrigins(const PlateProgram& prog, const PlateOp& leaf, const Value* const* ptrs)
+      : prog_(prog), leaf_(leaf), ptrs_(ptrs) {}
+
+  std::optional<double> log_odds(size_t a) const override {
+    const PlateOp& op = prog_.ops[leaf_.args[a]];
+    constexpr size_t kMaxArity = 8;
+    if (op.kind != PlateOp::Kind::kApply || op.args.size() > kMaxArity) return std::nullopt;
+    const Value* in[kMaxArity];
+    for (size_t j = 0; j < op.args.size(); ++j) in[j] = ptrs_[op.args[j]];
+    return op.sp->log_odds(Args(std::span<const Value* const>(in, op.args.size())));
+  }
+
+ private:
+  const PlateProgram& prog_;
+  const PlateOp& leaf_;
+  const Value* const* ptrs_;
+};
+
+}  // namespace
+
 double PlateEvaluator::generic(size_t i, Rng* rng) {
   thread_local Rng unused(0);  // deterministic SPs draw nothing
   const PlateProgram& prog = *p_.program;
@@ -162,8 +188,10 @@ double PlateEvaluator::generic(size_t i, Rng* rng) {
             op.sp->simulate(args, *rng);
             return 0;
           }
-          if (const Value* y = p_.observed.stored(i)) return op.sp->log_density(*y, args);
-          return op.sp->log_density(p_.observed.value(i), args);
+          OpOrigins origins(prog, op, ptrs_.data());
+          Args scored(std::span<const Value* const>(arg, op.args.size()), nullptr, &origins);
+          if (const Value* y = p_.observed.stored(i)) return op.sp->log_density(*y, scored);
+          return op.sp->log_density(p_.observed.value(i), scored);
         } catch (Error& e) {
           if (op.expr != nullptr) e.attach_span(op.expr->span);
           throw;

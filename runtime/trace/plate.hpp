@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/logistic.hpp"
 #include "runtime/trace/node.hpp"
 
 namespace vnt {
@@ -133,17 +134,6 @@ class PlateEvaluator {
 /// once asks for more cache lines than the core can have in flight (about 24 on the AMD EPYC we measure on)
 /// and was 2.3x slower per row at N = 1e6 than keeping 6-8 rows (16-24 lines) ahead (bench/bench_proxy_cost).
 inline constexpr size_t kRowsAhead = 8;
-
-/// log(1 + e^t) without overflow or cancellation.
-inline double softplus(double t) { return t > 0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t)); }
-
-/// log p(y | logistic(z)) of a bernoulli observation y (0 or 1; -inf otherwise), exact in both tails:
-/// log logistic(z) = -softplus(-z), log(1 - logistic(z)) = -softplus(z).
-inline double logistic_log_density(double z, double y) {
-  if (y == 1.0) return -softplus(-z);
-  if (y == 0.0) return -softplus(z);
-  return -std::numeric_limits<double>::infinity();
-}
 
 /// softplus(a) - softplus(b) = max(a, 0) - max(b, 0) + log1p((e^-|a| - e^-|b|) / (1 + e^-|b|)), the difference of
 /// exponentials taken as e^-|b| expm1(|b| - |a|): no cancellation however close a and b are, exact in both

@@ -3,6 +3,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <boost/random/bernoulli_distribution.hpp>
 
+#include <limits>
+
+#include "runtime/core/logistic.hpp"
 #include "runtime/sp/distribution_sp.hpp"
 #include "runtime/sp/registry.hpp"
 
@@ -23,6 +26,12 @@ struct Bernoulli {
     return kNegInf;
   }
   static std::vector<double> enumerate(double /*p*/) { return {0.0, 1.0}; }
+  // 1 - p keeps fewer than 7 significant digits above 1 - 1e-6, and p is 0 or subnormal below the smallest
+  // normal double: there, when p is logistic(z) as from linear_logistic, score from z (exact in both tails).
+  static bool rounded(double x, double p) {
+    return x == 0.0 ? p > 1.0 - 1e-6 : p < std::numeric_limits<double>::min();
+  }
+  static double log_density_logit(double x, double z) { return logistic_log_density(z, x); }
 };
 
 // The adapter turns 1/0 into true/false (and back for log_density).

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
+#include "runtime/core/logistic.hpp"
 #include "runtime/sp/registry.hpp"
 #include "stdlib/support/elementwise.hpp"
-#include "stdlib/support/numerics.hpp"
 
 namespace vnt::stdlib {
 namespace {

@@ -87,6 +87,33 @@ TEST_CASE("subsampled_mh makes bitwise the same moves on a plate as on one famil
   CHECK(s_on.stats.sections_visited < s_on.stats.sections_total);      // and it did subsample
 }
 
+/// 200 transitions of `kernel` on w (drift sigma) with plates and without, from the same stream: how many
+/// decisions differed, and how many moves the plate's chain accepted. A flipped decision decouples the chains
+/// for good (they propose from different states afterwards), so w is compared only while every decision so far
+/// agreed, and must then be bitwise equal: the proposals are the same draws from the same stream.
+std::pair<int, int> lockstep(Pair& p, const char* kernel, double sigma) {
+  MhOptions mo;
+  mo.drift_sigma = sigma;
+  SubsampledOptions so;
+  so.epsilon = 0.05;
+  so.batch = 20;
+  so.drift_sigma = sigma;
+  SubsampledState s_on, s_off;
+  const BlockSpec spec = block("w", BlockSpec::Mode::kAll, kernel);
+  const bool sub = std::string(kernel) == "subsampled_mh";
+  auto step = [&](Engine& e, SubsampledState& state) {
+    return sub ? subsampled_mh_transition(e.trace(), spec, so, state) : mh_transition(e.trace(), spec, mo);
+  };
+  int mismatches = 0, accepted = 0;
+  for (int i = 0; i < 200; ++i) {
+    const bool x = step(p.on, s_on), y = step(p.off, s_off);
+    mismatches += x != y ? 1 : 0;
+    accepted += x ? 1 : 0;
+    if (mismatches == 0) CHECK((vec(p.on, "w") - vec(p.off, "w")).norm() == 0);
+  }
+  return {mismatches, accepted};
+}
+
 TEST_CASE("the fused logistic scorer makes the decisions of the general path up to rounding") {
   // The fused scorer computes log p(y | w) as -softplus(-+z), the general path as log(logistic(z)) or
   // log1p(-logistic(z)): they differ by rounding only. The worst case is log1p(-p) near |z| = 8 (the largest
@@ -94,9 +121,7 @@ TEST_CASE("the fused logistic scorer makes the decisions of the general path up 
   // log, so each of the two sums over 300 rows (before and after a proposal) is off by < 1.2e-10. A decision can
   // differ only if log u lands within 2.4e-10 of the log acceptance ratio (for subsampled_mh, if a mean of the
   // l_i lands that close to the test's threshold): log u has density at most 1, so the chance is < 2.4e-10 per
-  // move and < 5e-8 over the run, and the bound below (2 of 200) is loose. A flipped decision decouples the
-  // chains for good (they propose from different states afterwards), so w is compared only while every decision
-  // so far agreed, and must then be bitwise equal: the proposals are the same draws from the same stream.
+  // move and < 5e-8 over the run, and the bound below (2 of 200) is loose (see lockstep for what is compared).
   for (const char* kernel : {"mh", "subsampled_mh"}) {
     CAPTURE(std::string(kernel));
     Pair p(17);
@@ -106,30 +131,40 @@ TEST_CASE("the fused logistic scorer makes the decisions of the general path up 
     REQUIRE(last_plate(p.on) != nullptr);
     CHECK(last_plate(p.on)->program->fused == PlateProgram::Fused::kLogistic);
     CHECK(last_plate(p.off) == nullptr);
-    MhOptions mo;
-    mo.drift_sigma = 0.08;
-    SubsampledOptions so;
-    so.epsilon = 0.05;
-    so.batch = 20;
-    so.drift_sigma = 0.08;
-    SubsampledState s_on, s_off;
-    const BlockSpec spec = block("w", BlockSpec::Mode::kAll, kernel);
-    const bool sub = std::string(kernel) == "subsampled_mh";
-    auto step = [&](Engine& e, SubsampledState& state) {
-      return sub ? subsampled_mh_transition(e.trace(), spec, so, state) : mh_transition(e.trace(), spec, mo);
-    };
-    int mismatches = 0, accepted = 0;
-    for (int i = 0; i < 200; ++i) {
-      const bool x = step(p.on, s_on), y = step(p.off, s_off);
-      mismatches += x != y ? 1 : 0;
-      accepted += x ? 1 : 0;
-      if (mismatches == 0) CHECK((vec(p.on, "w") - vec(p.off, "w")).norm() == 0);
-    }
+    auto [mismatches, accepted] = lockstep(p, kernel, 0.08);
     CHECK(mismatches <= 2);
     CHECK(accepted > 20);
     CHECK(accepted < 180);
     // Close at the end: which, as a flip decouples the chains, also asks for no flip at all (chance < 5e-8).
     CHECK((vec(p.on, "w") - vec(p.off, "w")).norm() < 1e-9);
+  }
+}
+
+TEST_CASE("in the tails trace nodes score like the fused plate: rows the logistic rounds to certain load and move alike") {
+  // Features of sd 40 put most linear predictors beyond |z| = 37, where logistic(z) rounds to 0 or 1, and a
+  // tenth of the labels are flipped: rows the rounded probability calls impossible. The fused plate scores
+  // them as -softplus(-+z); trace nodes score them the same through Args::log_odds (without it the load fails
+  // with "probability zero"). Elsewhere the two differ by rounding only (see the test above; here 1 - p >= 1e-6
+  // before the log-odds take over, so a row's error is < 2e-10), and the chains are compared as there.
+  for (const char* kernel : {"mh", "subsampled_mh"}) {
+    CAPTURE(std::string(kernel));
+    Pair p(23);
+    p.run(kLogistic);
+    for (Engine* e : {&p.on, &p.off}) {
+      Rng rng(9);
+      for (int i = 0; i < 200; ++i) {
+        const double x1 = 40 * rng.normal(), x2 = 40 * rng.normal();
+        double y = 0.5 + 1.5 * x1 - x2 > 0 ? 1.0 : 0.0;
+        if (rng.uniform() < 0.1) y = 1 - y;
+        e->observe_apply("y_x", {vec2(x1, x2)}, Value(y));
+      }
+    }
+    REQUIRE(last_plate(p.on) != nullptr);
+    CHECK(last_plate(p.off) == nullptr);
+    auto [mismatches, accepted] = lockstep(p, kernel, 0.01);
+    CHECK(mismatches == 0);
+    CHECK(accepted > 20);
+    CHECK(accepted < 180);
   }
 }
 

@@ -25,3 +25,42 @@ TEST_CASE("bernoulli errors") {
 }
 
 }  // namespace vnt::test
+
+namespace vnt::test {
+namespace {
+
+/// Operand 0 was computed as logistic(z).
+struct KnownLogOdds final : ArgOrigins {
+  double z;
+  explicit KnownLogOdds(double z_) : z(z_) {}
+  std::optional<double> log_odds(size_t i) const override { return i == 0 ? std::optional<double>(z) : std::nullopt; }
+};
+
+}  // namespace
+
+TEST_CASE("bernoulli and flip score from the log-odds where the probability has rounded to 0 or 1") {
+  for (const char* name : {"bernoulli", "flip"}) {
+    CAPTURE(std::string(name));
+    const Sp& sp = builtin_sp(name);
+    const bool boolean = std::string(name) == "flip";
+    auto outcome = [&](double y) { return boolean ? Value(y == 1) : num(y); };
+    auto score = [&](double p, double z, double y) {
+      Value pv = num(p);
+      const Value* ptrs[] = {&pv};
+      KnownLogOdds origin(z);
+      return sp.log_density(outcome(y), Args(ptrs, nullptr, &origin));
+    };
+    CHECK(score(1.0, 40, 0) == doctest::Approx(-40 - std::log1p(std::exp(-40.0))).epsilon(1e-15));
+    CHECK(score(0.0, -800, 1) == doctest::Approx(-800).epsilon(1e-15));
+    CHECK(score(1.0, 40, 1) == doctest::Approx(-std::exp(-40.0)).epsilon(1e-12));
+    // Where p is accurate enough, the log-odds are not asked for: a wrong z changes nothing.
+    CHECK(score(0.3, 99, 1) == doctest::Approx(std::log(0.3)));
+    CHECK(score(0.3, 99, 0) == doctest::Approx(std::log(0.7)));
+    // Without an origin (a literal probability), 1 is certain.
+    Value one = num(1.0);
+    const Value* ptrs[] = {&one};
+    CHECK(sp.log_density(outcome(0), Args(ptrs)) == -kInf);
+  }
+}
+
+}  // namespace vnt::test

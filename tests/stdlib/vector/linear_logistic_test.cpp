@@ -37,3 +37,18 @@ TEST_CASE("linear_logistic: errors") {
   CHECK(failure("linear_logistic", {vec({1}), 1.0}) ==
         Failure{ErrorKind::kType, "linear_logistic: argument 2 must be a vector, got a number"});
 }
+
+TEST_CASE("linear_logistic: its log-odds are the linear predictor, exact where the probability has rounded") {
+  const Value* bound = deterministic_builtins().find("linear_logistic");
+  REQUIRE(bound != nullptr);
+  const Sp& sp = dynamic_cast<const SpProcedure&>(*std::get<ProcPtr>(*bound)).sp();
+  Value w = vec({2, 10}), x = vec({5});
+  const Value* ptrs[] = {&w, &x};
+  Rng rng(1);
+  CHECK(num(sp.simulate(Args(ptrs), rng)) == 1.0);
+  REQUIRE(sp.log_odds(Args(ptrs)).has_value());
+  CHECK(*sp.log_odds(Args(ptrs)) == 52.0);
+  Value bad = vec({1, 2, 3});
+  const Value* wrong[] = {&bad, &x};
+  CHECK_THROWS_AS(sp.log_odds(Args(wrong)), Error);
+}
