@@ -8,7 +8,9 @@
 #include <vector>
 #include <fmt/format.h>
 
+#include "runtime/infer/border_reach.hpp"
 #include "runtime/infer/mh.hpp"
+#include "runtime/infer/section_chain.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
@@ -76,6 +78,99 @@ TEST_CASE("with eps = 0, subsampled_mh makes exactly the decisions of exact mh")
   CHECK(accepted > 10);
   CHECK(accepted < 140);
   CHECK(state.stats.sections_visited == 150u * 60u);
+}
+
+// Two programs whose local sections are neither plate rows nor chains (section_chain.hpp), so that
+// Transition::visit builds, detaches and regenerates each of them (the general path):
+// - the per-index mem of docs/inference.md: the section's root, the lookup of w in the body of the family
+//   (w_at i), passes its value by ESRs to the family's application and from it to both uses of (w_at i) in f;
+// - a let over a value of w used twice, ending in a latent random choice z_i (absorbing, and moved by exact mh
+//   between the moves on w): (* w x) feeds the let's request and output and the two lookups of m.
+std::string per_index_mem_program(int n, uint64_t seed) {
+  Rng rng(seed);
+  std::string p =
+      "[assume w (scope_include 'w 0 (normal 0 1))]"
+      "[assume w_at (mem (lambda (i) w))]"
+      "[assume f (lambda (i x) (normal (+ (w_at i) (* (w_at i) x)) 1))]";
+  for (int i = 0; i < n; ++i) {
+    double x = rng.normal();
+    p += fmt::format("[observe (f {} {}) {}]", i, x, 0.7 * (1 + x) + rng.normal());
+  }
+  return p;
+}
+
+std::string latent_let_program(int n, uint64_t seed) {
+  Rng rng(seed);
+  std::string p =
+      "[assume w (scope_include 'w 0 (normal 0 1))]"
+      "[assume z (lambda (x) (let ((m (* w x))) (normal m (exp (* 0.3 m)))))]";
+  for (int i = 0; i < n; ++i) {
+    const double x = rng.normal(), m = 0.8 * x, z = m + std::exp(0.3 * m) * rng.normal();
+    p += fmt::format("[observe (normal (z {}) 0.5) {}]", x, z + 0.5 * rng.normal());
+  }
+  return p;
+}
+
+// The lockstep of the test above on the general path. A wrong l_i there (a section scored against the wrong
+// border value, a node of the section missed, rho or xi of a section lost) changes the sum that mu0 is tested
+// against, so some decision differs from exact mh's; a section restored wrongly after a reject changes the trace.
+// Exact mh scores the same densities through one whole scaffold (allow_partition = false), so the two engines
+// agree only if the sections' xi - rho add up to the part of exact mh's xi - rho below the border.
+TEST_CASE("with eps = 0, subsampled_mh on sections it must detach and regenerate makes the decisions of exact mh") {
+  constexpr int kN = 40, kTransitions = 150;
+  const std::vector<std::string> programs{per_index_mem_program(kN, 7), latent_let_program(kN, 8)};
+  for (const std::string& program : programs) {
+    CAPTURE(program.substr(0, 160));
+    Engine exact(6), sub(6);
+    test::run(exact, program);
+    test::run(sub, program);
+    BlockSpec spec = w_all();
+    const BlockChoice choice = select_block(sub.trace(), spec);
+    REQUIRE(choice.principals.size() == 1);
+    const BorderInfo info = find_border(choice.principals[0]);
+    REQUIRE(info.problem.empty());
+    REQUIRE(info.border != nullptr);
+    CHECK(info.n == kN);
+    // The general path is the one taken: no plate rows, and no child of the border is a chain.
+    CHECK(info.border->plate_children == 0);
+    BorderReach reach(info.border);
+    for (Node* root : info.border->children) CHECK_FALSE(SectionChain().match(sub.trace(), reach, root));
+
+    SubsampledOptions so;
+    so.batch = 6;  // does not divide N
+    so.epsilon = 0;
+    so.drift_sigma = 0.15;
+    SubsampledState state;
+    exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
+    MhOptions mo;
+    mo.drift_sigma = 0.15;
+    mo.allow_partition = false;
+    BlockSpec latent = w_all();
+    latent.scope = "default";
+    latent.mode = BlockSpec::Mode::kOne;
+    latent.kernel = "mh";
+    int accepted = 0, latent_accepted = 0;
+    for (int i = 0; i < kTransitions; ++i) {
+      CAPTURE(i);
+      const bool a = mh_transition(exact.trace(), spec, mo);
+      REQUIRE(a == subsampled_mh_transition(sub.trace(), spec, so, state));
+      accepted += a;
+      // The latent choices (and w, when picked) move by exact mh in both engines alike.
+      for (int m = 0; m < 3; ++m) {
+        const bool l = mh_transition(exact.trace(), latent, {});
+        REQUIRE(l == mh_transition(sub.trace(), latent, {}));
+        latent_accepted += l;
+      }
+      REQUIRE(test::fingerprint_of(exact) == test::fingerprint_of(sub));
+    }
+    MESSAGE("accepted " << accepted << " subsampled and " << latent_accepted << " latent moves");
+    CHECK(accepted > 15);
+    CHECK(accepted < 135);
+    CHECK(latent_accepted > 20);
+    CHECK(state.stats.exact_transitions == 0);
+    CHECK(state.stats.sections_visited == static_cast<uint64_t>(kTransitions) * kN);
+    CHECK(test::inconsistent_nodes(sub) == test::inconsistent_nodes(exact));
+  }
 }
 
 TEST_CASE("after many subsampled moves, stale sections are repaired before anything reads them") {

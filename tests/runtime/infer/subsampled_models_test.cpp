@@ -5,9 +5,12 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <set>
 #include <fmt/format.h>
 
+#include "runtime/infer/border_reach.hpp"
 #include "runtime/infer/mh.hpp"
+#include "runtime/infer/section_chain.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "tests/support/engine_fixture.hpp"
@@ -337,6 +340,201 @@ TEST_CASE("after subsampled moves exact mh on w and on a reader of a stale value
   CHECK(exact_accepts > 20);
   refresh_all(lazy.trace());
   CHECK(test::inconsistent_nodes(lazy) == 0);
+}
+
+// ---- A mixture of experts whose assignments are resampled (the paper's joint DPM, Fig. 7, with K = 4) --------
+
+constexpr int kExperts = 4, kPoints = 24;
+
+// w(k) has one border per expert, whose children are the (w (z i)) applications of the points now assigned to
+// k: each such child takes its value from the family of key k by its ESR, so its local section is not a chain
+// and takes the general (detach and regenerate) path. A move of z_i makes (w (z i)) leave one border for another,
+// or for a new family drawn from the prior when no point had that expert; the family of an expert whose last
+// point leaves is dropped, with its scope block.
+std::string experts_program() {
+  std::string p = R"(
+[assume w (mem (lambda (k) (scope_include 'w k (multivariate_normal (vector 0 0 0) (id_matrix 3)))))]
+[assume z (mem (lambda (i) (scope_include 'z i (categorical (vector 0.1 0.2 0.3 0.4)))))]
+[assume y (lambda (i x) (bernoulli (linear_logistic (w (z i)) x)))]
+)";
+  const double truth[kExperts][3] = {{-0.5, 2, 0.5}, {0.5, -1.5, 1.5}, {0, 1, -2}, {1, 0.5, 0.5}};
+  Rng rng(23);
+  for (int i = 0; i < kPoints; ++i) {
+    const double* t = truth[i % kExperts];
+    const double x0 = rng.normal(), x1 = rng.normal();
+    const bool y = rng.uniform() < 1 / (1 + std::exp(-(t[0] + t[1] * x0 + t[2] * x1)));
+    p += fmt::format("[observe (y {} (vector {} {})) {}]\n", i, x0, x1, y ? 1 : 0);
+  }
+  return p;
+}
+
+BlockSpec expert(int k, const char* kernel) {
+  return block("w", BlockSpec::Mode::kValue, kernel, Value(static_cast<double>(k)));
+}
+
+/// The border of each w(k) now; no border (n = 0) if w(k) does not exist or has at most one point.
+std::vector<BorderInfo> expert_borders(Engine& e) {
+  std::vector<BorderInfo> out(kExperts);
+  for (int k = 0; k < kExperts; ++k) {
+    const BlockChoice c = select_block(e.trace(), expert(k, "subsampled_mh"), /*allow_empty=*/true);
+    if (!c.principals.empty()) out[static_cast<size_t>(k)] = find_border(c.principals[0]);
+  }
+  return out;
+}
+
+/// The (border, section root) pairs of every expert now.
+std::set<std::pair<Node*, Node*>> sections(Engine& e) {
+  std::set<std::pair<Node*, Node*>> out;
+  for (const BorderInfo& b : expert_borders(e))
+    if (b.border != nullptr)
+      for (Node* root : b.border->children) out.insert({b.border, root});
+  return out;
+}
+
+/// How many points each expert has now (the children of w(k)'s border; 0 also for one point).
+std::vector<size_t> expert_sizes(Engine& e) {
+  std::vector<size_t> out;
+  for (const BorderInfo& b : expert_borders(e)) out.push_back(b.n);
+  return out;
+}
+
+/// How many of the w(k) exist now (an expert with no point has none).
+size_t experts_in_use(Engine& e) {
+  const Scope* scope = e.trace().scopes().find("w");
+  return scope == nullptr ? 0 : scope->blocks().size();
+}
+
+// Proven: with eps = 0, a cycle of (subsampled_mh w k) for each expert k and exact mh moves on the assignments
+// makes, transition by transition, the decisions of the same cycle with exact mh (general scaffold) on w(k), and
+// leaves the same trace (structure and every value): the same random stream draws the same blocks, proposals
+// and u, so a section scored wrongly, missed or counted twice after its point changed expert, or a border's
+// section order that lost a child, would make some decision or value differ.
+TEST_CASE("experts with resampled assignments: at eps = 0 subsampled_mh on each w(k) decides as exact mh") {
+  constexpr int kCycles = 300;
+  const std::string program = experts_program();
+  Engine exact(13), sub(13);
+  test::run(exact, program);
+  test::run(sub, program);
+  // The sections take the general path: no plate rows, and no child of a border is a chain.
+  for (const BorderInfo& b : expert_borders(sub)) {
+    REQUIRE(b.border != nullptr);
+    CHECK(b.border->plate_children == 0);
+    BorderReach reach(b.border);
+    for (Node* root : b.border->children) CHECK_FALSE(SectionChain().match(sub.trace(), reach, root));
+  }
+  SubsampledOptions so;
+  so.batch = 4;
+  so.epsilon = 0;
+  so.drift_sigma = 0.4;
+  MhOptions mo;
+  mo.drift_sigma = 0.4;
+  mo.allow_partition = false;
+  std::vector<SubsampledState> states(kExperts);
+  const BlockSpec assignment = block("z", BlockSpec::Mode::kOne, "mh");
+  int w_accepts = 0, z_accepts = 0, size_changes = 0, dropped = 0, created = 0;
+  std::vector<size_t> sizes = expert_sizes(sub);
+  std::set<std::vector<size_t>> seen{sizes};
+  for (int c = 0; c < kCycles; ++c) {
+    INFO("cycle " << c);
+    for (int k = 0; k < kExperts; ++k) {
+      // Each subsampled_mh kernel splits its section-order stream off the trace's at its first transition.
+      if (c == 0) exact.trace().rng().split();
+      const bool a = mh_transition(exact.trace(), expert(k, "mh"), mo);
+      REQUIRE(a ==
+              subsampled_mh_transition(sub.trace(), expert(k, "subsampled_mh"), so, states[static_cast<size_t>(k)]));
+      w_accepts += a ? 1 : 0;
+    }
+    for (int m = 0; m < 4; ++m) {
+      const size_t in_use = experts_in_use(sub);
+      const bool a = mh_transition(exact.trace(), assignment, {});
+      REQUIRE(a == mh_transition(sub.trace(), assignment, {}));
+      z_accepts += a ? 1 : 0;
+      dropped += experts_in_use(sub) < in_use ? 1 : 0;
+      created += experts_in_use(sub) > in_use ? 1 : 0;
+    }
+    REQUIRE(test::fingerprint_of(exact) == test::fingerprint_of(sub));
+    const std::vector<size_t> now = expert_sizes(sub);
+    REQUIRE(now == expert_sizes(exact));
+    size_changes += now != sizes ? 1 : 0;
+    sizes = now;
+    seen.insert(now);
+  }
+  uint64_t scored = 0, partitioned = 0;
+  for (const SubsampledState& s : states) {
+    scored += s.stats.sections_visited;
+    partitioned += s.stats.transitions - s.stats.exact_transitions;  // (and moves of an absent w(k))
+    CHECK(s.stats.sections_visited == s.stats.sections_total);  // eps = 0: every section of every decision
+  }
+  MESSAGE("w accepts " << w_accepts << ", z accepts " << z_accepts << ", expert sizes changed in " << size_changes
+                       << " cycles, " << seen.size() << " distinct; experts emptied " << dropped << ", created "
+                       << created << "; sections scored " << scored << " in " << partitioned << " transitions");
+  // Not vacuous: the assignments moved often, and most moves of w(k) went through the partition.
+  CHECK(z_accepts > kCycles);
+  CHECK(size_changes > kCycles / 2);
+  CHECK(w_accepts > kCycles * kExperts / 10);
+  CHECK(w_accepts < kCycles * kExperts * 9 / 10);
+  CHECK(dropped > 5);
+  CHECK(created > 5);
+  CHECK(scored > kCycles * kPoints * 3 / 4);
+  CHECK(sub.trace().stale_borders().empty());
+  CHECK(test::inconsistent_nodes(sub) == test::inconsistent_nodes(exact));
+}
+
+// Proven: with eps > 0 (stale sections left behind by most accepted moves), moving a point to another expert
+// never reads or keeps a stale value: the assignment move must repair the point's section before its rho reads
+// it, and the record of stale sections must follow the section from one border to the other. An engine that
+// repairs everything after each subsampled move (eager) makes the same decisions with the same random numbers,
+// the lazy one's record of stale sections is exact for every border before every assignment move, and after a
+// final repair both traces are the same.
+TEST_CASE("experts with resampled assignments: at eps > 0 points change expert with their stale sections repaired") {
+  const std::string program = experts_program();
+  Engine lazy(17), eager(17);
+  test::run(lazy, program);
+  test::run(eager, program);
+  SubsampledOptions so;
+  so.batch = 3;
+  so.epsilon = 0.2;
+  so.drift_sigma = 0.4;
+  std::vector<SubsampledState> sl(kExperts), se(kExperts);
+  const BlockSpec assignment = block("z", BlockSpec::Mode::kOne, "mh");
+  size_t max_stale = 0, moved_stale = 0;
+  int z_accepts = 0;
+  for (int c = 0; c < 300; ++c) {
+    INFO("cycle " << c);
+    for (int k = 0; k < kExperts; ++k) {
+      const size_t i = static_cast<size_t>(k);
+      REQUIRE(subsampled_mh_transition(lazy.trace(), expert(k, "subsampled_mh"), so, sl[i]) ==
+              subsampled_mh_transition(eager.trace(), expert(k, "subsampled_mh"), so, se[i]));
+      refresh_all(eager.trace());
+    }
+    for (int m = 0; m < 4; ++m) {
+      for (const BorderInfo& b : expert_borders(lazy))
+        if (b.border != nullptr) check_stale_record(lazy, b.border);
+      std::vector<std::pair<Node*, Node*>> stale;
+      for (const auto& [border, root] : sections(lazy))
+        if (root->version != border->version) stale.emplace_back(border, root);
+      max_stale = std::max(max_stale, stale.size());
+      const bool a = mh_transition(lazy.trace(), assignment, {});
+      REQUIRE(a == mh_transition(eager.trace(), assignment, {}));
+      z_accepts += a ? 1 : 0;
+      // Stale sections whose point left its expert (compared as pointers only: the nodes may be gone).
+      const auto after = sections(lazy);
+      for (const auto& pair : stale) moved_stale += after.count(pair) == 0 ? 1 : 0;
+    }
+    REQUIRE(same_values(choice_values(lazy), choice_values(eager)));
+  }
+  uint64_t repairs = 0;
+  for (const SubsampledState& s : sl) repairs += s.stats.stale_repairs;
+  MESSAGE("max stale sections " << max_stale << ", stale sections whose point changed expert " << moved_stale
+                                << ", stale sections repaired by subsampled_mh " << repairs);
+  // Not vacuous: many sections were stale, and many of them moved to another expert.
+  CHECK(max_stale > kPoints / 3);
+  CHECK(moved_stale > 100);
+  CHECK(repairs > 100);
+  CHECK(z_accepts > 200);
+  refresh_all(lazy.trace());
+  CHECK(test::inconsistent_nodes(lazy) == 0);
+  CHECK(test::fingerprint_of(lazy) == test::fingerprint_of(eager));
 }
 
 }  // namespace
