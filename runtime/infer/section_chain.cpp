@@ -2,8 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/section_chain.hpp"
 
-#include <optional>
-
 #include "runtime/infer/border_reach.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
@@ -77,29 +75,19 @@ bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
 double SectionChain::delta(const Value& b_new, const Value& b_old, bool current_is_old,
                            std::vector<Value>& out) const {
   const SpProcedure* leaf_sp = primitive_at(as_output(leaf_));
-  // The leaf's density given operand value v, which the last link computed from `link_in` (so that the leaf
-  // can ask for its log-odds: Args::log_odds).
-  auto leaf_density = [&](const Value& v, const Value* link_in) {
-    ArgBuffer leaf(as_output(leaf_), leaf_arg_, &v);
-    std::optional<ArgBuffer> link;
-    if (link_in != nullptr) {
-      OutputNode* last = as_output(link_[n_ - 1]);
-      link.emplace(last, arg_[n_ - 1], link_in);
-      const SpProcedure* p = primitive_at(last);
-      leaf.replacement_from(p->sp(), link->args(p->aux()));
-    }
-    return leaf_sp->sp().log_density(leaf_->value, leaf.args(leaf_sp->aux()));
-  };
   auto run = [&](const Value& b, std::vector<Value>* keep) {
     Value cur = b, last_in;
     Rng unused(0);  // deterministic SPs draw nothing
     for (size_t i = 0; i < n_; ++i) {
-      if (i + 1 == n_) last_in = cur;
-      cur = with_operand(as_output(link_[i]), arg_[i], cur,
+      const bool last = i + 1 == n_;
+      if (last) last_in = std::move(cur);  // kept: the leaf may ask for the log-odds of the last link's value
+      cur = with_operand(as_output(link_[i]), arg_[i], last ? last_in : cur,
                          [&](const Sp& sp, const Args& a) { return sp.simulate(a, unused); });
       if (keep) keep->push_back(cur);
     }
-    return leaf_density(cur, n_ > 0 ? &last_in : nullptr);
+    ArgBuffer leaf(as_output(leaf_), leaf_arg_, &cur);
+    if (n_ > 0) leaf.replacement_from(as_output(link_[n_ - 1]), arg_[n_ - 1], &last_in);
+    return leaf_sp->sp().log_density(leaf_->value, leaf.args(leaf_sp->aux()));
   };
   double fresh = 0;
   const size_t start = out.size();

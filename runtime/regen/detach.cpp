@@ -26,7 +26,12 @@ ArgBuffer::ArgBuffer(const OutputNode* out, size_t index, const Value* replaceme
 }
 
 std::optional<double> ArgBuffer::log_odds(size_t i) const {
-  if (i == replaced_) return from_sp_ != nullptr ? from_sp_->log_odds(*from_args_) : std::nullopt;
+  if (i == replaced_) {  // computed off the trace, by from_ if the caller said so
+    const SpProcedure* p = from_ != nullptr ? primitive_at(from_) : nullptr;
+    if (p == nullptr) return std::nullopt;
+    ArgBuffer inner(from_, from_index_, from_input_);
+    return p->sp().log_odds(inner.args(p->aux()));
+  }
   const Node* n = out_->operands[i];
   while (n->kind == NodeKind::kLookup) n = static_cast<const LookupNode*>(n)->source;
   if (n->kind != NodeKind::kOutput) return std::nullopt;

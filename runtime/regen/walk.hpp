@@ -28,10 +28,12 @@ class ArgBuffer final : public ArgOrigins {
   ArgBuffer& operator=(const ArgBuffer&) = delete;
   ~ArgBuffer() = default;
 
-  /// The replacement was computed by `sp` from `args` (which must outlive this buffer).
-  void replacement_from(const Sp& sp, const Args& args) {
-    from_sp_ = &sp;
-    from_args_ = args;
+  /// The replacement is the value of `link`'s primitive with its operand `index` replaced by `*input` (which
+  /// must outlive this buffer): log_odds of the replaced operand applies it again, only if asked.
+  void replacement_from(const OutputNode* link, size_t index, const Value* input) {
+    from_ = link;
+    from_index_ = index;
+    from_input_ = input;
   }
   Args args(SpAux* aux) const { return Args(std::span<const Value* const>(ptrs_, n_), aux, this); }
   std::optional<double> log_odds(size_t i) const override;
@@ -45,8 +47,9 @@ class ArgBuffer final : public ArgOrigins {
   size_t n_;
   const OutputNode* out_;
   size_t replaced_ = kNone;
-  const Sp* from_sp_ = nullptr;
-  std::optional<Args> from_args_;
+  const OutputNode* from_ = nullptr;
+  size_t from_index_ = 0;
+  const Value* from_input_ = nullptr;
 };
 
 /// The primitive SP applied at `out`, or nullptr if the operator is a compound/mem/if procedure.
