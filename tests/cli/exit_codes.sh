@@ -39,7 +39,8 @@ expect_rc 2 "a non-numeric --seed"
 for seed in -1 18446744073709551616 1.5 " 3"; do  # CLI11 alone would take the first two as 2^64 - 1
   run ok.vnt --seed "$seed"
   expect_rc 2 "--seed $seed"
-  expect_match "--seed $seed is explained" "must be an integer from 0 to 18446744073709551615" "$ERR"
+  expect_eq "--seed $seed is explained" "--seed: must be an integer from 0 to 18446744073709551615, got $seed
+Run with --help for more information." "$ERR"
 done
 run ok.vnt --seed 18446744073709551615
 expect_rc 0 "the largest --seed"
