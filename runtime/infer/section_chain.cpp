@@ -109,7 +109,7 @@ double SectionChain::delta(const Value& b_new, const Value& b_old, bool current_
 }
 
 void SectionChain::make_inputs_fresh(Trace& trace, Node* border) const {
-  if (trace.stale_borders().empty()) return;
+  if (!stale_elsewhere(trace, border)) return;
   Node* prev = root_;
   auto inputs = [&](OutputNode* out) {
     for (Node* o : out->operands)

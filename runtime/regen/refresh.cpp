@@ -2,8 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/regen/refresh.hpp"
 
-#include <unordered_set>
-
+#include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
 
@@ -34,11 +33,16 @@ void repair_if_stale_root(Trace& t, Node* n, Node* except_border) {
 
 }  // namespace
 
+bool stale_elsewhere(Trace& trace, const Node* except_border) {
+  const auto& stale = trace.stale_borders();
+  return stale.size() > 1 || (stale.size() == 1 && stale.begin()->first != except_border);
+}
+
 void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
-  if (trace.stale_borders().empty()) return;
+  if (!stale_elsewhere(trace, except_border)) return;
   // Walk up through deterministic values (random choices are never stale: only their arguments can be),
   // repairing stale section roots from the top down.
-  std::unordered_set<Node*> seen;
+  FlatPtrSet<Node> seen;
   std::vector<std::pair<Node*, bool>> stack{{x, false}};
   while (!stack.empty()) {
     auto [n, expanded] = stack.back();
@@ -47,7 +51,7 @@ void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
       repair_if_stale_root(trace, n, except_border);
       continue;
     }
-    if (!seen.insert(n).second) continue;
+    if (!seen.insert(n)) continue;
     stack.emplace_back(n, true);
     if ((is_random_output(n) && n != x) || n == except_border) continue;
     for_each_parent(n, [&](Node* p) { stack.emplace_back(p, false); });
@@ -55,7 +59,7 @@ void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
 }
 
 void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_border) {
-  if (trace.stale_borders().empty()) return;
+  if (!stale_elsewhere(trace, except_border)) return;
   // Collect first: repairing sections must not run while the scaffold's tables are being walked.
   std::vector<Node*> nodes;
   scaffold.drg.for_each([&](Node* n, int) { nodes.push_back(n); });

@@ -10,6 +10,10 @@ class Trace;
 struct Node;
 struct Scaffold;
 
+/// Whether a border other than `except_border` has stale sections. When only it has (subsampled_mh's own border
+/// after an accepted move), nothing its sections read from outside them can need a repair.
+bool stale_elsewhere(Trace& trace, const Node* except_border);
+
 /// Brings `x` and the deterministic values it depends on up to date. Free when nothing is stale. Sections of
 /// `except_border` are left alone (subsampled_mh handles its own border's sections itself).
 void ensure_fresh(Trace& trace, Node* x, Node* except_border = nullptr);
