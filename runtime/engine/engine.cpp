@@ -174,6 +174,7 @@ void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
                 fmt::format("observe: observing {} makes another observation impossible", to_string(v)), e->span);
   }
   c->constrained = true;
+  trace_->touch_shape();
   trace_->random_choices().erase(c);
   root->observation_root = true;
   trace_->observations()[root] = v;

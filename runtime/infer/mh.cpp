@@ -40,6 +40,7 @@ bool decide(double rho, double xi, double correction, Rng& rng) {
 }  // namespace
 
 bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
+  trace.touch_shape();  // it may change which procedures applications use (a procedure-valued choice)
   std::unordered_map<Node*, ProposalKernel> kernels;
   if (opts.drift_sigma) check_drift_targets(choice.principals, spec);
   if (opts.allow_partition && opts.decision == MhOptions::Decision::kMetropolis)

@@ -57,17 +57,17 @@ bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
   while (true) {
     size_t index = 0;
     OutputNode* next = sole_consumer(cur, &index);
-    if (next == nullptr || !other_operands_outside(next, index, reach)) return false;
+    if (next == nullptr || index > UINT16_MAX || !other_operands_outside(next, index, reach)) return false;
     const SpProcedure* p = primitive_at(next);
     if (p == nullptr || p->aux() != nullptr || &p->sp() == trace.scope_include_sp()) return false;
     if (p->sp().is_random()) {
       leaf_ = next;
-      leaf_arg_ = index;
+      leaf_arg_ = static_cast<uint16_t>(index);
       return true;
     }
     if (next->constrained || n_ == kMaxLinks) return false;
     link_[n_] = next;
-    arg_[n_++] = index;
+    arg_[n_++] = static_cast<uint16_t>(index);
     cur = next;
   }
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "runtime/value/value.hpp"
@@ -41,11 +42,12 @@ class SectionChain {
 
  private:
   Node* root_ = nullptr;
+  // Compact: subsampled_mh keeps one per section it has visited (ChainCache).
   std::array<Node*, kMaxLinks> link_{};
-  std::array<size_t, kMaxLinks> arg_{};  // which operand of link i is the previous value
-  size_t n_ = 0;
+  std::array<uint16_t, kMaxLinks> arg_{};  // which operand of link i is the previous value
+  uint16_t leaf_arg_ = 0;
+  uint8_t n_ = 0;
   Node* leaf_ = nullptr;
-  size_t leaf_arg_ = 0;
 };
 
 }  // namespace vnt

@@ -316,7 +316,11 @@ void Transition::score_plates(double* out) {
 
 double Transition::visit(Node* root) {
   SectionChain chain;
-  if (chain.match(t_, reach_, root)) {
+  // Exact transitions visit every section once, after an mh step that invalidated the cache: not worth keeping.
+  const SectionChain* known = exact_ ? nullptr : st_.chains().find(root);
+  if (known != nullptr) chain = *known;
+  if (known != nullptr || chain.match(t_, reach_, root)) {
+    if (known == nullptr && !exact_) st_.chains().put(root, chain);
     chain.make_inputs_fresh(t_, border_);
     bool stale = root->version != old_version_;
     double l = chain.delta(new_value_, old_value_, !stale, chain_values_);
@@ -361,6 +365,12 @@ void Transition::restore_sections() {
 }
 
 bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info) {
+  struct Window {  // the chains cached by earlier transitions are trusted only if nothing else ran since
+    Trace& t;
+    ChainCache& cache;
+    Window(Trace& tr, ChainCache& c) : t(tr), cache(c) { cache.begin(t); }
+    ~Window() { cache.end(t); }
+  } window(t_, st_.chains());
   border_ = info.border;
   reach_ = BorderReach(border_);
   const size_t n = info.n;
@@ -502,18 +512,22 @@ Rng& SubsampledState::order_rng(Trace& trace) {
 BorderInfo find_border(Node* v) {
   Scaffold none;
   Node* cur = v;
+  size_t examined = 0;
   while (true) {
+    ++examined;
     size_t branches = cur->children.size() - cur->request_children - cur->plate_children;
     size_t sections = branches + plate_rows(cur);  // each plate row is a local section
     if (sections >= 2) {
       if (cur->request_children > 0)
-        return {nullptr, 0, "the node with several branches is also an argument of a procedure call"};
-      return {cur, sections, {}};
+        return {nullptr, 0, "the node with several branches is also an argument of a procedure call", examined};
+      return {cur, sections, {}, examined};
     }
-    if (branches == 0) return {};  // nothing below, or one plate row, which absorbs the change: N <= 1
+    if (branches == 0) return {nullptr, 0, {}, examined};  // nothing below, or one plate row: N <= 1
     Node* next = nullptr;
-    for (Node* c : cur->children)
+    for (Node* c : cur->children) {  // at most one branch and its requests
+      ++examined;
       if (c->kind != NodeKind::kRequest) next = c;
+    }
     // The child is in D if it cannot absorb the change, directly or through its request (an `if` or a
     // procedure chosen by the value).
     bool in_d = !can_absorb_change(none, next, cur);
@@ -522,7 +536,7 @@ BorderInfo find_border(Node* v) {
       for (Node* c : cur->children)
         if (c == r && !can_absorb_change(none, r, cur)) in_d = true;
     }
-    if (!in_d) return {};  // D ends before any branching: N <= 1
+    if (!in_d) return {nullptr, 0, {}, examined};  // D ends before any branching: N <= 1
     cur = next;
   }
 }

@@ -12,6 +12,7 @@
 
 #include "runtime/core/rng.hpp"
 #include "runtime/infer/austerity/t_quantile_cache.hpp"
+#include "runtime/infer/chain_cache.hpp"
 #include "runtime/infer/mix.hpp"
 
 namespace vnt {
@@ -40,19 +41,21 @@ struct SubsampledStats {
   uint64_t proxy_decisions = 0;    // 'proxy 'taylor: decisions that tested residuals against them
 };
 
-/// State kept across the transitions of one kernel: the cached t critical values and the stream that orders
-/// local sections (the order itself is kept by the trace, Trace::section_order).
+/// State kept across the transitions of one kernel: the cached t critical values, the section chains matched so
+/// far, and the stream that orders local sections (the order itself is kept by the trace, Trace::section_order).
 class SubsampledState {
  public:
   TQuantileCache& cache() { return cache_; }
   /// The stream that orders local sections, split once from the trace's stream: the trace's own draws
   /// per transition (block, proposal, u) are then exactly those of exact mh.
   Rng& order_rng(Trace& trace);
+  ChainCache& chains() { return chains_; }
   SubsampledStats stats;
   bool fallback_reported = false;  // the fallback to exact mh is reported once per kernel
 
  private:
   TQuantileCache cache_;
+  ChainCache chains_;
   std::optional<Rng> order_rng_;
 };
 
@@ -79,6 +82,7 @@ struct BorderInfo {
   Node* border = nullptr;  // nullptr: no node with several branches (N <= 1)
   size_t n = 0;
   std::string problem;     // non-empty: the scaffold breaks a precondition
+  size_t examined = 0;     // nodes looked at: the depth of the border below v, whatever N is (tests check it)
 };
 BorderInfo find_border(Node* v);
 

@@ -70,6 +70,7 @@ void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_
 void refresh_section(Trace& trace, Node* border, Node* root) {
   auto it = trace.stale_borders().find(border);
   if (root->version == border->version || root->kind == NodeKind::kPlate) return;
+  trace.touch_shape();
   Scaffold local = build_local_scaffold(trace, border, root);
   Db db(trace);
   detach_and_extract(trace, local, db);

@@ -3,6 +3,7 @@
 #include "runtime/trace/trace.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 #include "runtime/sp/sp.hpp"
@@ -14,6 +15,8 @@ namespace vnt {
 
 Trace::Trace(const SpRegistry& builtins, uint64_t seed)
     : rng_(seed), builtins_(builtins), branch_(ProcPtr(std::make_shared<BranchProcedure>())) {
+  static std::atomic<uint64_t> traces{0};
+  id_ = ++traces;
   if (const Value* s = builtins_.find("scope_include"); s && is_procedure(*s))
     if (auto* p = dynamic_cast<SpProcedure*>(std::get<ProcPtr>(*s).get())) scope_include_sp_ = &p->sp();
 }
@@ -83,6 +86,7 @@ void Trace::destroy_plate(PlateNode* plate) {
 }
 
 void Trace::remove_child(Node* parent, Node* child) {
+  ++shape_epoch_;
   auto& c = parent->children;
   auto it = std::find(c.rbegin(), c.rend(), child);
   VNT_ASSERT(it != c.rend(), "child edge missing on removal");
@@ -114,6 +118,7 @@ Node* Trace::global(std::string_view name) const {
 }
 
 void Trace::begin_transaction() {
+  ++shape_epoch_;
   if (transaction_depth_++ > 0) return;
   rng_at_begin_ = rng_;
   random_choices_.record(true);

@@ -51,6 +51,7 @@ class Trace {
   size_t live_nodes() const { return live_nodes_; }
 
   void add_child(Node* parent, Node* child) {
+    ++shape_epoch_;
     if (child->kind == NodeKind::kPlate) {
       // Plates come first, so the local sections of a border are numbered plate rows first, in O(#plates).
       parent->children.insert(parent->children.begin() + parent->plate_children++, child);
@@ -62,6 +63,14 @@ class Trace {
     if (parent->version > 0 && child->version != parent->version) ++stale_borders_[parent];
   }
   void remove_child(Node* parent, Node* child);
+
+  /// Moves whenever the shape of the trace may have changed: nodes, edges, which choices are observed, and the
+  /// procedures applications use (every directive and every kernel transition moves it). A shape cached across
+  /// transitions (subsampled_mh's section chains) is valid while it has not moved, except by its owner.
+  uint64_t shape_epoch() const { return shape_epoch_; }
+  uint64_t touch_shape() { return ++shape_epoch_; }
+  /// Distinguishes traces, for caches that could outlive one.
+  uint64_t id() const { return id_; }
 
   /// Borders that may have stale local sections -> how many of their children are stale (section 3.5).
   std::unordered_map<Node*, size_t>& stale_borders() { return stale_borders_; }
@@ -126,6 +135,8 @@ class Trace {
   int eval_depth_ = 0;
   int max_eval_depth_ = 2000;
   int transaction_depth_ = 0;
+  uint64_t shape_epoch_ = 0;
+  uint64_t id_;
   Rng rng_at_begin_;
 };
 

@@ -53,6 +53,47 @@ TEST_CASE("the border of the logistic regression weights is the tagged node with
   CHECK(b.n == 25);
 }
 
+// Partitioned scaffolds cost nothing per datum before a section is visited: the border search counts the border's
+// children without walking them, and the global section stops at the border. Both are the same size at every N,
+// for sections that are trace nodes and for plate rows.
+TEST_CASE("the border search and the global section do no work per datum") {
+  struct Shape {
+    size_t examined, n, global_nodes;
+  };
+  auto shape = [](Engine& e) {
+    BlockChoice c = select_block(e.trace(), w_all());
+    REQUIRE(c.principals.size() == 1);
+    BorderInfo b = find_border(c.principals[0]);
+    REQUIRE(b.border != nullptr);
+    Scaffold g = build_scaffold(e.trace(), c.principals, {}, b.border);
+    CHECK_FALSE(g.is_resampling(b.border->children.back()));
+    CHECK_FALSE(g.is_absorbing(b.border->children.back()));
+    return Shape{b.examined, b.n, g.drg.size() + g.absorbing.size() + g.brush.size()};
+  };
+  std::vector<Shape> nodes, plates;
+  for (int n : {10, 2000}) {
+    Engine e(1);
+    test::run(e, logistic_program(n, 3));
+    nodes.push_back(shape(e));
+    CHECK(nodes.back().n == static_cast<size_t>(n));
+
+    Engine p(1);
+    test::run(p, "[assume w (scope_include 'w 0 (multivariate_normal (vector 0 0 0) (id_matrix 3)))]"
+                 "[assume y_x (lambda (x) (bernoulli (linear_logistic w x)))]");
+    Rng rng(4);
+    for (int i = 0; i < n; ++i)
+      p.observe_apply("y_x", {make_vector(Eigen::Vector2d(rng.normal(), rng.normal()))}, Value(i % 2 == 0));
+    REQUIRE(p.trace().live_nodes() < 100);  // one plate, not a family per row
+    plates.push_back(shape(p));
+    CHECK(plates.back().n == static_cast<size_t>(n));
+  }
+  for (const auto* s : {&nodes, &plates}) {
+    CHECK((*s)[0].examined == (*s)[1].examined);
+    CHECK((*s)[0].examined < 10);  // v, the scope_include and a lookup or two: not one per datum
+    CHECK((*s)[0].global_nodes == (*s)[1].global_nodes);
+  }
+}
+
 TEST_CASE("with eps = 0, subsampled_mh makes exactly the decisions of exact mh") {
   Engine exact(5), sub(5);
   test::run(exact, logistic_program(60, 4));
@@ -78,6 +119,8 @@ TEST_CASE("with eps = 0, subsampled_mh makes exactly the decisions of exact mh")
   CHECK(accepted > 10);
   CHECK(accepted < 140);
   CHECK(state.stats.sections_visited == 150u * 60u);
+  // Its own moves leave the trace's shape alone: every chain after the first transition comes from the cache.
+  CHECK(state.chains().hits() == 149u * 60u);
 }
 
 // Two programs whose local sections are neither plate rows nor chains (section_chain.hpp), so that
@@ -171,6 +214,62 @@ TEST_CASE("with eps = 0, subsampled_mh on sections it must detach and regenerate
     CHECK(state.stats.sections_visited == static_cast<uint64_t>(kTransitions) * kN);
     CHECK(test::inconsistent_nodes(sub) == test::inconsistent_nodes(exact));
   }
+}
+
+// What a kernel's ChainCache keeps must be dropped once anything else runs on the trace. Here an exact move on k
+// switches the procedure every section applies between exp (a chain link, ending at the observed normal) and poisson
+// (a random choice that ends the chain), with no structural change: only the value of each (lookup fs k). A chain
+// kept across the switch would score a poisson draw as a deterministic link, or exp as a leaf, so some l_i, a
+// decision or a committed value would differ from exact mh's.
+std::string switching_program(int n, uint64_t seed) {
+  Rng rng(seed);
+  std::string p =
+      "[assume theta (scope_include 'theta 0 (gamma 2 1))]"
+      "[assume k (scope_include 'k 0 (categorical (vector 0.5 0.5)))]"
+      "[assume fs (list exp poisson)]";
+  for (int i = 0; i < n; ++i) p += fmt::format("[observe (normal ((lookup fs k) theta) 1.5) {}]", 2 + rng.normal());
+  return p;
+}
+
+TEST_CASE("section chains cached by subsampled_mh are dropped when another kernel changes what sections apply") {
+  constexpr int kN = 8, kTransitions = 300;
+  Engine exact(9), sub(9);
+  test::run(exact, switching_program(kN, 10));
+  test::run(sub, switching_program(kN, 10));
+  BlockSpec theta = w_all(), k = w_all();
+  theta.scope = "theta";
+  k.scope = "k";
+  k.kernel = "mh";
+  SubsampledOptions so;
+  so.batch = 3;
+  so.epsilon = 0;
+  so.drift_sigma = 0.4;
+  SubsampledState state;
+  exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
+  MhOptions mo;
+  mo.drift_sigma = 0.4;
+  mo.allow_partition = false;
+  MhOptions whole;  // k's move is not itself partitioned (a partitioned move also moves the shape epoch)
+  whole.allow_partition = false;
+  int switches = 0, accepted = 0;
+  for (int i = 0; i < kTransitions; ++i) {
+    CAPTURE(i);
+    for (int m = 0; m < 3; ++m) {  // several moves on the cache between switches
+      const bool a = mh_transition(exact.trace(), theta, mo);
+      REQUIRE(a == subsampled_mh_transition(sub.trace(), theta, so, state));
+      accepted += a;
+    }
+    const double before = std::get<double>(sub.report("k"));
+    const bool s = mh_transition(exact.trace(), k, whole);
+    REQUIRE(s == mh_transition(sub.trace(), k, whole));
+    REQUIRE(test::fingerprint_of(exact) == test::fingerprint_of(sub));
+    switches += std::get<double>(sub.report("k")) != before;
+  }
+  MESSAGE("accepted " << accepted << " moves on theta, " << switches << " moves on k");
+  CHECK(switches >= 6);
+  CHECK(accepted > 50);
+  CHECK(state.chains().hits() > static_cast<uint64_t>(kTransitions) * kN);  // the chains were cached
+  CHECK(state.stats.exact_transitions == 0);
 }
 
 TEST_CASE("after many subsampled moves, stale sections are repaired before anything reads them") {

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/infer/chain_cache.hpp"
+
+#include "runtime/trace/trace.hpp"
+
+namespace vnt {
+
+void ChainCache::begin(const Trace& trace) {
+  if (trace_ != trace.id()) {
+    chains_ = {};  // keys of another trace could alias this one's nodes
+    trace_ = trace.id();
+  }
+  // Epochs only grow, so a new window is never one an entry was stamped with.
+  if (trace.shape_epoch() != epoch_) window_ = trace.shape_epoch();
+  start_ = trace.shape_epoch();
+}
+
+void ChainCache::end(Trace& trace) {
+  const bool quiet = trace.shape_epoch() == start_;
+  const uint64_t moved = trace.touch_shape();
+  if (quiet) epoch_ = moved;  // otherwise the next transition opens a new window
+}
+
+const SectionChain* ChainCache::find(const Node* root) const {
+  const Entry* e = chains_.find(root);
+  if (e == nullptr || e->window != window_) return nullptr;
+  ++hits_;
+  return &e->chain;
+}
+
+void ChainCache::put(Node* root, const SectionChain& chain) { chains_[root] = Entry{window_, chain}; }
+
+}  // namespace vnt

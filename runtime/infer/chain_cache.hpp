@@ -1,0 +1,45 @@
+// The section chains one subsampled_mh kernel has matched, kept across its transitions: matching a section reads
+// a dozen nodes spread over memory (its root, their children, the ancestry of its other operands), more than
+// scoring it does, and the shape of a section only changes when something else runs on the trace.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/flat_ptr_map.hpp"
+#include "runtime/infer/section_chain.hpp"
+
+namespace vnt {
+
+class Trace;
+struct Node;
+
+class ChainCache {
+ public:
+  /// Starts a transition on `trace`: chains cached before are forgotten if the trace's shape moved since this
+  /// cache's last transition ended (Trace::shape_epoch), or if it is another trace.
+  void begin(const Trace& trace);
+  /// Ends a transition: moves the shape epoch, since other kernels' caches cannot tell what this one changed. If
+  /// the epoch moved during the transition (a stale section repaired, say), its chains are not trusted either.
+  void end(Trace& trace);
+
+  /// The chain matched at `root` since the cache was last invalidated, or nullptr.
+  const SectionChain* find(const Node* root) const;
+  void put(Node* root, const SectionChain& chain);
+  /// Chains found (for tests: a cache that is never hit proves nothing).
+  uint64_t hits() const { return hits_; }
+
+ private:
+  struct Entry {
+    uint64_t window = 0;  // entries of older windows are invalid: forgetting is O(1), an entry is overwritten
+    SectionChain chain;
+  };
+  uint64_t trace_ = 0;
+  uint64_t epoch_ = 0;   // the trace's shape epoch when this cache's last transition ended
+  uint64_t window_ = 0;  // the epoch at which the current run of trusted transitions began
+  uint64_t start_ = 0;   // the epoch when the current transition began
+  mutable uint64_t hits_ = 0;
+  FlatPtrMap<Node, Entry> chains_;
+};
+
+}  // namespace vnt

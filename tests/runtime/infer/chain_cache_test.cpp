@@ -1,0 +1,53 @@
+// ChainCache: chains stay trusted across a kernel's own transitions and are forgotten once anything else has
+// moved the trace's shape epoch, or when the cache is used on another trace.
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+
+#include "runtime/infer/chain_cache.hpp"
+#include "runtime/trace/trace.hpp"
+#include "tests/support/engine_fixture.hpp"
+
+namespace vnt {
+namespace {
+
+TEST_CASE("a chain cache trusts its own transitions only") {
+  Engine a(1), b(1);
+  test::run(a, "[assume x (normal 0 1)]");
+  test::run(b, "[assume x (normal 0 1)]");
+  Node* key = a.directives().front().root;
+  ChainCache cache;
+  cache.begin(a.trace());
+  CHECK(cache.find(key) == nullptr);
+  cache.put(key, SectionChain{});
+  CHECK(cache.find(key) != nullptr);
+  cache.end(a.trace());
+
+  cache.begin(a.trace());  // nothing else ran: still trusted
+  CHECK(cache.find(key) != nullptr);
+  cache.end(a.trace());
+
+  a.trace().touch_shape();  // anything else (a directive, another kernel) moves the epoch
+  cache.begin(a.trace());
+  CHECK(cache.find(key) == nullptr);
+  cache.put(key, SectionChain{});  // re-matched in the new window
+  cache.end(a.trace());
+  cache.begin(a.trace());
+  CHECK(cache.find(key) != nullptr);
+  cache.end(a.trace());
+
+  test::run(a, "[assume y (normal x 1)]");  // a directive adds nodes and edges
+  cache.begin(a.trace());
+  CHECK(cache.find(key) == nullptr);
+  cache.put(key, SectionChain{});
+  cache.end(a.trace());
+
+  // Another trace, even at an epoch that happens to match, never sees the first one's entries.
+  while (b.trace().shape_epoch() < a.trace().shape_epoch()) b.trace().touch_shape();
+  CHECK(b.trace().shape_epoch() == a.trace().shape_epoch());
+  cache.begin(b.trace());
+  CHECK(cache.find(key) == nullptr);
+  cache.end(b.trace());
+}
+
+}  // namespace
+}  // namespace vnt
