@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A failed [infer] is a transaction like any directive (style guide 7.5.5): the trace is exactly as before.
-# Here 'drift cannot move the bernoulli, and with `one` the first transitions usually pick a normal: they must
-# not stay applied when the command fails (better still, the targets are checked before the first transition).
+# A failed [infer] whose mistake can be seen before it starts leaves the trace exactly as before: the inference
+# program is checked first. Here 'drift cannot move the bernoulli, and with `one` the first transitions would
+# usually pick a normal: none may be made. (A failure only found mid-run keeps the transitions completed before
+# it, each a valid MCMC step; docs/language.md.)
 # SPDX-License-Identifier: Apache-2.0
 source "$(dirname "$0")/common.bash" "$@"
 
