@@ -208,8 +208,9 @@ void Engine::observe_apply(const std::string& procedure, const std::vector<Value
   TraceTransaction transaction(*trace_);
   const Expr* site = apply_site(procedure);
   auto where = [](size_t) { return std::string(); };
-  // Consecutive rows of one procedure join one plate.
-  if (!directives_.empty() && directives_.back().bulk == procedure) {
+  // Consecutive rows of one procedure join one plate (bulk is empty for every other record, and so is a bad
+  // procedure name: "" must not take an ordinary directive for a plate).
+  if (!procedure.empty() && !directives_.empty() && directives_.back().bulk == procedure) {
     PlateNode* plate = as_plate(directives_.back().root);
     if (args.size() == plate->program->params) {
       for (size_t j = 0; j < args.size(); ++j) plate->args[j].push(args[j]);

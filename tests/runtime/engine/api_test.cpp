@@ -188,3 +188,12 @@ TEST_CASE("the same seed gives the same draws") {
 }
 
 }  // namespace
+
+TEST_CASE("observe_apply with an empty procedure name is a name error, whatever directive came before") {
+  vnt::Runtime rt;
+  rt.assume("mu", "(normal 0 1)");  // an ordinary directive record: its bulk procedure is empty too
+  CHECK(error_of([&] { rt.observe_apply("", {}, 1.0); }).kind() == "name error");
+  rt.observe("(normal mu 1)", 0.5);
+  CHECK(error_of([&] { rt.observe_apply("", {1.0}, 1.0); }).kind() == "name error");
+  CHECK(rt.predict("(+ mu 0)").is_number());
+}
