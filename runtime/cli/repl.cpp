@@ -19,8 +19,9 @@ namespace vnt::cli {
 namespace {
 
 /// Whether the input is a bracket still open, so another line is read (strings and comments are skipped).
-/// A closing bracket that does not match the innermost open one ends the input: the parser then reports it,
-/// rather than the REPL waiting for a closer that can never balance the input.
+/// A closing bracket that does not match the innermost open one, or a '[' inside an open bracket, ends the input:
+/// the parser then reports it, rather than the REPL waiting for a closer that can never balance the input (and
+/// swallowing every directive typed meanwhile).
 bool needs_more_input(const std::string& text) {
   std::string open;  // the closers expected, innermost last
   bool in_string = false;
@@ -34,6 +35,7 @@ bool needs_more_input(const std::string& text) {
     if (c == '"') in_string = true;
     else if (c == ';') while (i < text.size() && text[i] != '\n') ++i;
     else if (c == '(') open += ')';
+    else if (c == '[' && !open.empty()) return false;  // directives never nest: the parser reports the open one
     else if (c == '[') open += ']';
     else if (c == '{') open += '}';
     else if (c == ')' || c == ']' || c == '}') {

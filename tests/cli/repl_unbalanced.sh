@@ -12,6 +12,13 @@ expect_eq "the input after a wrong closing bracket still runs" "4" "$OUT"
 expect_eq "the wrong closing bracket is reported" \
   "<repl:2>:1:16: error: expected ')' to close '(' opened at 1:10, found ']'" "$(first_line "$ERR")"
 
+printf '[assume x 3]\n[predict x\n[predict (+ x 2)]\n[predict (+ x 1)]\n' >unclosed_directive.txt
+IN=unclosed_directive.txt run
+expect_rc 2 "a session with a directive left open"
+expect_eq "a '[' inside an open directive ends it; the next lines are new inputs" "4" "$OUT"
+expect_eq "the directive left open is reported" \
+  "<repl:2>:2:1: error: expected ']' to close '[' opened at 1:1, found '['" "$(first_line "$ERR")"
+
 printf '[predict 1]\n[predict (+ 1 2\n' >open_at_eof.txt
 IN=open_at_eof.txt run
 expect_rc 2 "a session ending inside an open input"
