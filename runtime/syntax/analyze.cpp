@@ -3,6 +3,7 @@
 #include "runtime/syntax/analyze.hpp"
 
 #include <charconv>
+#include <cmath>
 
 #include "runtime/core/error.hpp"
 
@@ -230,9 +231,11 @@ Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& pa
     out.name_span = d.args[0].span;
     out.path = d.args[1].text;
     const Syntax& col = d.args[2];
+    // The bound keeps the cast to long defined (1e300 is not an index).
     if (col.kind == Syntax::Kind::kSymbol || col.kind == Syntax::Kind::kString) {
       out.column = col.text;
-    } else if (col.kind == Syntax::Kind::kNumber && col.number >= 0 && col.number == static_cast<long>(col.number)) {
+    } else if (col.kind == Syntax::Kind::kNumber && col.number >= 0 && col.number < 9007199254740992.0 &&
+               col.number == std::floor(col.number)) {
       out.column_index = static_cast<long>(col.number);
     } else {
       raise_at(col.span, ErrorKind::kSyntax, "observe_csv: the value column must be a column name or a 0-based index");
