@@ -265,6 +265,11 @@ InferOp compile(Engine& engine, const Syntax& s) {
     double total = 0;
     for (double w : op.weights) total += w;
     if (!(total > 0)) bad(s, "mixture: the weights must not all be zero");
+    // Finite weights can sum to inf (1e308 twice), which would pick the last command every time: scale them.
+    if (!std::isfinite(total)) {
+      double top = *std::max_element(op.weights.begin(), op.weights.end());
+      for (double& w : op.weights) w /= top;
+    }
     op.count = count_arg(a[2], "mixture: the count");
     return op;
   }

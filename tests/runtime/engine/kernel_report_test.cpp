@@ -189,5 +189,17 @@ TEST_CASE("the public API gives the same report") {
   CHECK(rs[1].exact_transitions == 0);
 }
 
+TEST_CASE("mixture: weights whose sum overflows to inf still choose in proportion (not always the last)") {
+  Engine e(3);
+  test::run(e,
+            "[assume a (scope_include 'a 0 (normal 0 1))]\n[assume b (scope_include 'b 0 (normal 0 1))]\n"
+            "[infer (mixture (1e308 (mh a all 1) 1e308 (mh b all 1)) 400)]\n");
+  const auto& rs = e.kernel_reports();
+  REQUIRE(rs.size() == 2);
+  CHECK(rs[0].transitions + rs[1].transitions == 400);
+  CHECK(rs[0].transitions > 150);  // about 200 each
+  CHECK(rs[1].transitions > 150);
+}
+
 }  // namespace
 }  // namespace vnt
