@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 #include "runtime/core/error.hpp"
 
@@ -222,15 +223,19 @@ Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& pa
     constexpr std::string_view kShape = "[observe_csv procedure \"file.csv\" value-column ['with_index]]";
     if (d.args.size() < 3 || d.args.size() > 4)
       raise_at(d.span, ErrorKind::kSyntax, "observe_csv: expected {}", kShape);
-    if (d.args[0].kind != Syntax::Kind::kSymbol)
-      raise_at(d.args[0].span, ErrorKind::kSyntax, "observe_csv: the procedure must be a name, in {}", kShape);
-    if (d.args[1].kind != Syntax::Kind::kString)
-      raise_at(d.args[1].span, ErrorKind::kSyntax, "observe_csv: the file must be a string, in {}", kShape);
+    // {name} parameters may stand for any argument; a parameter's text (a symbol once substituted) is a file name.
+    std::vector<Syntax> args;
+    for (const Syntax& a : d.args) args.push_back(substitute_params(a, params));
+    if (args[0].kind != Syntax::Kind::kSymbol)
+      raise_at(args[0].span, ErrorKind::kSyntax, "observe_csv: the procedure must be a name, in {}", kShape);
+    bool file_param = d.args[1].kind == Syntax::Kind::kParam && args[1].kind == Syntax::Kind::kSymbol;
+    if (args[1].kind != Syntax::Kind::kString && !file_param)
+      raise_at(args[1].span, ErrorKind::kSyntax, "observe_csv: the file must be a string, in {}", kShape);
     out.kind = Directive::Kind::kObserveCsv;
-    out.name = d.args[0].text;
-    out.name_span = d.args[0].span;
-    out.path = d.args[1].text;
-    const Syntax& col = d.args[2];
+    out.name = args[0].text;
+    out.name_span = args[0].span;
+    out.path = args[1].text;
+    const Syntax& col = args[2];
     // The bound keeps the cast to long defined (1e300 is not an index).
     if (col.kind == Syntax::Kind::kSymbol || col.kind == Syntax::Kind::kString) {
       out.column = col.text;
@@ -240,10 +245,10 @@ Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& pa
     } else {
       raise_at(col.span, ErrorKind::kSyntax, "observe_csv: the value column must be a column name or a 0-based index");
     }
-    if (d.args.size() == 4) {
-      const Syntax& f = d.args[3].kind == Syntax::Kind::kQuote ? d.args[3].items[0] : d.args[3];
+    if (args.size() == 4) {
+      const Syntax& f = args[3].kind == Syntax::Kind::kQuote ? args[3].items[0] : args[3];
       if (f.kind != Syntax::Kind::kSymbol || f.text != "with_index")
-        raise_at(d.args[3].span, ErrorKind::kSyntax, "observe_csv: unknown option (known: 'with_index)");
+        raise_at(args[3].span, ErrorKind::kSyntax, "observe_csv: unknown option (known: 'with_index)");
       out.with_index = true;
     }
   } else {
