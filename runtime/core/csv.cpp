@@ -38,7 +38,10 @@ std::string shown(std::string_view s) {
 
 class Scanner {
  public:
-  Scanner(std::string_view text, const std::string& name) : text_(text), name_(name) {}
+  Scanner(std::string_view text, const std::string& name) : text_(text), name_(name) {
+    // A UTF-8 byte order mark (spreadsheets write one) is not part of the first cell.
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+  }
 
   /// Reads the next record into `cells`; false at the end of the text. `line()` is where it started.
   bool next(std::vector<Cell>& cells) {

@@ -110,6 +110,15 @@ TEST_CASE("read_csv_numeric tolerates CRLF, blank lines, spaces, quotes and no f
   CHECK(multiline.header == std::vector<std::string>{"two\nlines", "b"});
   CHECK(multiline.rows.size() == 1);
 
+  // A UTF-8 byte order mark is skipped: the header's first name is "y", and a first row of numbers is data.
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string bom_header = dir.write("bom.csv", bom + "y,x\n1,2\n");
+  CHECK(csv_has_header(bom + "y,x\n1,2\n", bom_header));
+  CHECK(read_csv_numeric(bom_header, true).header == std::vector<std::string>{"y", "x"});
+  CHECK(!csv_has_header(bom + "1,2\n", "bom_data.csv"));
+  CHECK(read_csv_numeric(dir.write("bom_data.csv", bom + "1,2\n"), false).rows ==
+        std::vector<std::vector<double>>{{1, 2}});
+
   const CsvTable header_only = read_csv_numeric(dir.write("h.csv", "a,b\n"), true);
   CHECK(header_only.header.size() == 2);
   CHECK(header_only.rows.empty());
