@@ -414,7 +414,7 @@ void Engine::observe_csv(const Directive& d) {
   }
   size_t width = table.rows.empty() ? table.header.size() : table.rows[0].size();
   size_t col = 0;
-  if (!d.column.empty()) {
+  if (d.column_index < 0) {  // by name, even an empty one ("" names an empty header cell, not column -1)
     auto it = std::find(table.header.begin(), table.header.end(), d.column);
     if (it == table.header.end())
       throw Error(ErrorKind::kIo, fmt::format("observe_csv: '{}' has no column named '{}'", path, d.column), d.span);
