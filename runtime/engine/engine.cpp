@@ -418,6 +418,9 @@ void Engine::observe_csv(const Directive& d) {
     auto it = std::find(table.header.begin(), table.header.end(), d.column);
     if (it == table.header.end())
       throw Error(ErrorKind::kIo, fmt::format("observe_csv: '{}' has no column named '{}'", path, d.column), d.span);
+    if (std::find(it + 1, table.header.end(), d.column) != table.header.end())  // which one was meant?
+      throw Error(ErrorKind::kIo, fmt::format("observe_csv: '{}' has two columns named '{}'", path, d.column),
+                  d.span);
     col = static_cast<size_t>(it - table.header.begin());
   } else {
     col = static_cast<size_t>(d.column_index);
