@@ -53,6 +53,18 @@ std::shared_ptr<const SourceFile> source(std::string_view name, std::string_view
   return std::make_shared<const SourceFile>(SourceFile{std::string(name), std::string(text)});
 }
 
+/// A name or label given as text must be one a program could write, a symbol: "" or "a b" would be accepted and
+/// then be out of reach of every expression.
+void require_symbol(std::string_view text, std::string_view what) {
+  bool ok = false;
+  try {
+    parser::Syntax s = parser::parse_expression(source("<api>", text));
+    ok = s.kind == parser::Syntax::Kind::kSymbol && s.text == text;
+  } catch (const Error&) {
+  }
+  if (!ok) raise(ErrorKind::kSyntax, "{}: '{}' is not a name (a symbol such as x)", what, text);
+}
+
 }  // namespace
 
 double Datum::as_double() const {
@@ -105,7 +117,10 @@ std::vector<Datum> Runtime::execute_file(const std::string& path) {
 }
 
 Datum Runtime::assume(std::string_view name, std::string_view expression) {
-  return guarded([&] { return to_datum(impl_->engine.assume(std::string(name), impl_->expression(expression))); });
+  return guarded([&] {
+    require_symbol(name, "assume");
+    return to_datum(impl_->engine.assume(std::string(name), impl_->expression(expression)));
+  });
 }
 
 void Runtime::observe(std::string_view expression, const Datum& value) {
@@ -126,7 +141,10 @@ void Runtime::observe_apply(std::string_view procedure, const std::vector<Datum>
 }
 
 Datum Runtime::predict(std::string_view expression, std::string_view label) {
-  return guarded([&] { return to_datum(impl_->engine.predict(impl_->expression(expression), std::string(label))); });
+  return guarded([&] {
+    if (!label.empty()) require_symbol(label, "predict: the label");
+    return to_datum(impl_->engine.predict(impl_->expression(expression), std::string(label)));
+  });
 }
 
 Datum Runtime::sample(std::string_view expression) {

@@ -197,3 +197,15 @@ TEST_CASE("observe_apply with an empty procedure name is a name error, whatever 
   CHECK(error_of([&] { rt.observe_apply("", {1.0}, 1.0); }).kind() == "name error");
   CHECK(rt.predict("(+ mu 0)").is_number());
 }
+
+TEST_CASE("assume names and predict labels must be symbols, as in a program; the runtime is unchanged") {
+  vnt::Runtime rt;
+  for (const char* bad : {"", "a b", "1", "(", "'x", "{p}", "a:", "true", "x)"}) {
+    CAPTURE(bad);
+    CHECK(error_of([&] { rt.assume(bad, "1"); }).kind() == "syntax error");
+    if (*bad != '\0') CHECK(error_of([&] { rt.predict("1", bad); }).kind() == "syntax error");  // "": no label
+  }
+  CHECK(rt.assume("ok_name", "2").as_double() == 2.0);
+  CHECK(rt.predict("(+ ok_name 1)", "lbl").as_double() == 3.0);
+  CHECK(rt.report("lbl").as_double() == 3.0);
+}
