@@ -28,7 +28,13 @@ Value identity(const Call& c) {
   return make_matrix(Eigen::MatrixXd::Identity(n, n));
 }
 
-Value diagonal(const Call& c) { return make_matrix(c.vector(0).asDiagonal()); }
+// n × n elements, so n is at most 10000 as for id_matrix: (diag_matrix (zeros 100000)) would take 80 GB.
+Value diagonal(const Call& c) {
+  const Eigen::VectorXd& v = c.vector(0);
+  if (v.size() > 10'000)
+    raise(ErrorKind::kDomain, "diag_matrix: argument 1 has {} elements, but must have at most 10000", v.size());
+  return make_matrix(v.asDiagonal());
+}
 
 // matrix × matrix gives a matrix, matrix × vector a vector; the inner dimensions must agree.
 Value multiply(const Call& c) {
@@ -44,6 +50,10 @@ Value multiply(const Call& c) {
   const Eigen::MatrixXd& b = c.matrix(1);
   if (b.rows() != a.cols())
     raise(ErrorKind::kDomain, "matrix_mul: argument 2 has {} rows, but argument 1 has {} columns", b.rows(), a.cols());
+  // An outer product of two long vectors is huge: checked before Eigen allocates it.
+  if (static_cast<double>(a.rows()) * static_cast<double>(b.cols()) > static_cast<double>(kMaxElements))
+    raise(ErrorKind::kDomain, "matrix_mul: the product would be {}x{}, but a matrix must have at most {} elements",
+          a.rows(), b.cols(), kMaxElements);
   return make_matrix(a * b);
 }
 

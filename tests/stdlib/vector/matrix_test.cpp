@@ -49,3 +49,15 @@ TEST_CASE("matrix: errors") {
   CHECK(failure("id_matrix", {1e6}) ==
         Failure{ErrorKind::kDomain, "id_matrix: argument 1 is 1000000, but must be at most 10000"});
 }
+
+TEST_CASE("matrix: results too large to allocate are errors before any allocation") {
+  // (diag_matrix (zeros 100000)) would be 80 GB, an outer product of two 50000-vectors 20 GB.
+  CHECK(failure("diag_matrix", {make_vector(Eigen::VectorXd::Zero(10'001))}) ==
+        Failure{ErrorKind::kDomain, "diag_matrix: argument 1 has 10001 elements, but must have at most 10000"});
+  Value column = make_matrix(Eigen::MatrixXd::Ones(20'000, 1));
+  Value line = make_matrix(Eigen::MatrixXd::Ones(1, 20'000));
+  CHECK(failure("matrix_mul", {column, line}) ==
+        Failure{ErrorKind::kDomain,
+                "matrix_mul: the product would be 20000x20000, but a matrix must have at most 100000000 elements"});
+  CHECK(num(call("mat_lookup", {call("matrix_mul", {line, column}), 0.0, 0.0})) == 20000);
+}
