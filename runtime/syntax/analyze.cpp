@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/syntax/analyze.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -53,6 +54,9 @@ std::vector<std::string> param_names(const Syntax& list, std::string_view form) 
   for (const Syntax& p : list.items) {
     if (p.kind != Syntax::Kind::kSymbol)
       raise_at(p.span, ErrorKind::kSyntax, "{}: parameter names must be symbols", form);
+    // A repeated name would silently bind the first argument and ignore the other.
+    if (std::find(names.begin(), names.end(), p.text) != names.end())
+      raise_at(p.span, ErrorKind::kSyntax, "{}: parameter '{}' appears twice", form, p.text);
     names.push_back(p.text);
   }
   return names;
@@ -99,6 +103,8 @@ ExprPtr analyze_list(const Syntax& s, const ParamMap& params) {
     for (const Syntax& b : bindings.items) {
       if (b.kind != Syntax::Kind::kList || b.items.size() != 2 || b.items[0].kind != Syntax::Kind::kSymbol)
         raise_at(b.span, ErrorKind::kSyntax, "let: each binding must be (name expr)");
+      if (std::find(lambda->params.begin(), lambda->params.end(), b.items[0].text) != lambda->params.end())
+        raise_at(b.items[0].span, ErrorKind::kSyntax, "let: '{}' is bound twice", b.items[0].text);
       lambda->params.push_back(b.items[0].text);
       e->items.push_back(analyze(b.items[1], params));
     }
