@@ -92,6 +92,10 @@ struct Runtime::Impl {
 };
 
 Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>(options.seed)) {
+  // Depth 0 or less would make every evaluation a "runaway recursion" error.
+  if (options.max_depth < 1)
+    translate(Error(ErrorKind::kDomain,
+                    fmt::format("Options::max_depth must be at least 1, got {}", options.max_depth)));
   ParamMap params(options.params.begin(), options.params.end());
   impl_->engine.set_params(std::move(params));
   impl_->engine.trace().set_max_eval_depth(options.max_depth);

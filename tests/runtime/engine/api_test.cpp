@@ -209,3 +209,15 @@ TEST_CASE("assume names and predict labels must be symbols, as in a program; the
   CHECK(rt.predict("(+ ok_name 1)", "lbl").as_double() == 3.0);
   CHECK(rt.report("lbl").as_double() == 3.0);
 }
+
+TEST_CASE("Options::max_depth below 1 is refused when the runtime is made (every evaluation would fail)") {
+  for (int depth : {0, -5}) {
+    vnt::Options o;
+    o.max_depth = depth;
+    CHECK(error_of([&] { vnt::Runtime rt(o); }).kind() == "domain error");
+  }
+  vnt::Options one;
+  one.max_depth = 1;
+  vnt::Runtime rt(one);
+  CHECK(rt.predict("3").as_double() == 3.0);
+}
