@@ -57,6 +57,11 @@ int run_file(const Options& o) {
     std::ofstream out(o.draws_path);
     if (!out) raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, std::strerror(errno));
     engine.draws().write_csv(out);
+    // The file buffer is written at close: a full disk shows only then.
+    errno = 0;
+    out.close();
+    if (out.fail())
+      raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, errno != 0 ? std::strerror(errno) : "write failed");
   }
   if (!o.quiet) print_summary(engine, std::cout);
   return 0;

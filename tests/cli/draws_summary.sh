@@ -42,4 +42,10 @@ expect_rc 2 "--draws into a missing directory"
 expect_eq "an unwritable --draws path is reported" \
   "error: cannot write 'no/such/dir/draws.csv': No such file or directory" "$ERR"
 
+if [ -w /dev/full ]; then  # a failed write shows only when the file is closed
+  run model.vnt --seed 3 --quiet --draws /dev/full
+  expect_rc 2 "--draws on a full device"
+  expect_eq "a failed write of the draws is reported" "error: cannot write '/dev/full': No space left on device" "$ERR"
+fi
+
 finish
