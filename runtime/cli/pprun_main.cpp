@@ -102,7 +102,7 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
   app.add_option("file", o.file, "the .vnt program to run");
   app.add_option("--seed", o.seed, "seed of the trace's random stream")->default_val(0)->check(seed_range());
   app.add_option("--param", params, "external parameter {name} of the program, as name=value (repeatable)");
-  app.add_option("--draws", o.draws_path, "write the collected draws to this CSV file");
+  CLI::Option* draws = app.add_option("--draws", o.draws_path, "write the collected draws to this CSV file");
   app.add_option("--max-depth", o.max_depth,
                  fmt::format("maximum nesting of evaluation, at most {} here (deeper is a runaway recursion error)",
                              o.max_depth_limit))
@@ -118,6 +118,10 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    return 2;
+  }
+  if (draws->count() > 0 && o.draws_path.empty()) {  // else it would be taken for no --draws, writing nothing
+    std::cerr << "pprun: --draws expects a file name, got ''\n";
     return 2;
   }
   for (const std::string& p : params) {

@@ -42,6 +42,10 @@ expect_rc 2 "--draws into a missing directory"
 expect_eq "an unwritable --draws path is reported" \
   "error: cannot write 'no/such/dir/draws.csv': No such file or directory" "$ERR"
 
+run model.vnt --seed 3 --quiet --draws ''
+expect_rc 2 "an empty --draws"
+expect_eq "an empty --draws is refused, not taken for no --draws" "pprun: --draws expects a file name, got ''" "$ERR"
+
 if [ -w /dev/full ]; then  # a failed write shows only when the file is closed
   run model.vnt --seed 3 --quiet --draws /dev/full
   expect_rc 2 "--draws on a full device"
