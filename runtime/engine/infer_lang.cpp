@@ -124,6 +124,8 @@ std::vector<std::pair<std::string, double>> collect_cells(Engine& engine, const 
 /// Compiles and checks what can be checked before anything runs, so a bad program changes nothing.
 InferOp compile_checked(Engine& engine, const Syntax& s) {
   InferOp op = compile(engine, s);
+  // A failed check rolls back the draws of the collect expressions checked before it (the random stream).
+  TraceTransaction transaction(engine.trace());
   std::vector<const InferOp*> todo{&op};
   while (!todo.empty()) {
     const InferOp* o = todo.back();

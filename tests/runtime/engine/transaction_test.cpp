@@ -47,6 +47,8 @@ TEST_CASE("failing directives leave the trace unchanged") {
       {"[infer (mh nosuch one 1)]", ErrorKind::kInference},
       {"[infer (mh default one 'drift 0.1 1)]", ErrorKind::kInference},
       {"[infer (bogus 1)]", ErrorKind::kInference},
+      // The check evaluates (coin) and (f 9), which draw, before (list 1) fails: the draws are rolled back.
+      {"[infer (collect (coin) (f 9) (list 1))]", ErrorKind::kType},
   };
   for (const Case& c : cases) {
     std::string program = c.program;
