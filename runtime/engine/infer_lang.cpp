@@ -54,7 +54,13 @@ size_t count_arg(const Syntax& s, std::string_view what) {
 // size_t without overflow and behaves like Nbatch >= N.
 size_t capped_count(double d) { return static_cast<size_t>(std::min(d, 9007199254740992.0)); }
 
-const Syntax& unquote(const Syntax& s) { return s.kind == Syntax::Kind::kQuote ? s.items[0] : s; }
+// 'x and its long form (quote x), which the expression language treats alike.
+const Syntax& unquote(const Syntax& s) {
+  if (s.kind == Syntax::Kind::kQuote) return s.items[0];
+  bool long_form = s.kind == Syntax::Kind::kList && s.items.size() == 2 &&
+                   s.items[0].kind == Syntax::Kind::kSymbol && s.items[0].text == "quote";
+  return long_form ? s.items[1] : s;
+}
 
 BlockSpec block_args(const Syntax& form, const Syntax& scope, const Syntax& block, const std::string& kernel) {
   BlockSpec spec;
@@ -187,7 +193,7 @@ InferOp compile_subsampled(const Syntax& s) {
     if (a.size() < 8) bad(s, std::string(kShape));
     op.sub.drift_sigma = drift_sigma_arg(a[i + 1], "subsampled_mh");
     i += 2;
-  } else if (a[i].kind == Syntax::Kind::kQuote || a[i].kind == Syntax::Kind::kSymbol) {
+  } else if (&unquote(a[i]) != &a[i] || a[i].kind == Syntax::Kind::kSymbol) {
     bad(a[i], fmt::format("subsampled_mh: unknown proposal {} (known: 'drift)", parser::span_text(a[i].span)));
   }
   op.count = count_arg(a[i], "subsampled_mh: the number of transitions");
