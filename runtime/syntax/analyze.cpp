@@ -252,7 +252,10 @@ Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& pa
       raise_at(col.span, ErrorKind::kSyntax, "observe_csv: the value column must be a column name or a 0-based index");
     }
     if (args.size() == 4) {
-      const Syntax& f = args[3].kind == Syntax::Kind::kQuote ? args[3].items[0] : args[3];
+      // 'with_index, with_index or the long form (quote with_index).
+      const Syntax& a3 = args[3];
+      bool long_quote = a3.kind == Syntax::Kind::kList && a3.items.size() == 2 && is_symbol(a3.items[0], "quote");
+      const Syntax& f = a3.kind == Syntax::Kind::kQuote ? a3.items[0] : long_quote ? a3.items[1] : a3;
       if (f.kind != Syntax::Kind::kSymbol || f.text != "with_index")
         raise_at(args[3].span, ErrorKind::kSyntax, "observe_csv: unknown option (known: 'with_index)");
       out.with_index = true;
