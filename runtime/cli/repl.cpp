@@ -21,10 +21,11 @@ namespace {
 /// Whether the input is a bracket still open, so another line is read (strings and comments are skipped).
 /// A closing bracket that does not match the innermost open one, or a '[' inside an open bracket, ends the input:
 /// the parser then reports it, rather than the REPL waiting for a closer that can never balance the input (and
-/// swallowing every directive typed meanwhile).
+/// swallowing every directive typed meanwhile). A label (`name:`) ending the input waits for its directive too.
 bool needs_more_input(const std::string& text) {
   std::string open;  // the closers expected, innermost last
   bool in_string = false;
+  char last = 0;  // the last character outside strings, comments and whitespace
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
@@ -32,6 +33,7 @@ bool needs_more_input(const std::string& text) {
       else if (c == '"') in_string = false;
       continue;
     }
+    if (c != ';' && c != ' ' && c != '\t' && c != '\r' && c != '\n') last = c;
     if (c == '"') in_string = true;
     else if (c == ';') while (i < text.size() && text[i] != '\n') ++i;
     else if (c == '(') open += ')';
@@ -43,7 +45,7 @@ bool needs_more_input(const std::string& text) {
       open.pop_back();
     }
   }
-  return !open.empty();
+  return !open.empty() || last == ':';
 }
 
 bool read_line(const char* prompt, bool interactive, std::string& line) {
