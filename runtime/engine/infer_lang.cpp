@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
@@ -197,10 +199,14 @@ InferOp compile_subsampled(const Syntax& s) {
     bad(a[i], fmt::format("subsampled_mh: unknown proposal {} (known: 'drift)", parser::span_text(a[i].span)));
   }
   op.count = count_arg(a[i], "subsampled_mh: the number of transitions");
+  std::vector<std::string> given;  // an option given twice, with two values: which one was meant?
   for (++i; i < a.size(); i += 2) {
     const Syntax& key = unquote(a[i]);
     if (key.kind != Syntax::Kind::kSymbol || i + 1 >= a.size())
       bad(a[i], "subsampled_mh: options come in pairs: 'k0 K or 'fallback 'mh");
+    if (std::find(given.begin(), given.end(), key.text) != given.end())
+      bad(a[i], fmt::format("subsampled_mh: option '{}' is given twice", key.text));
+    given.push_back(key.text);
     if (key.text == "k0") {
       double k0 = number_arg(a[i + 1], "subsampled_mh: k0");
       if (!(k0 >= 1) || k0 != std::floor(k0))
