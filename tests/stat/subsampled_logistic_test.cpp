@@ -18,6 +18,7 @@
 #include "runtime/infer/subsampled_mh.hpp"
 #include "tests/support/engine_fixture.hpp"
 #include "tests/support/stat_extra.hpp"
+#include "tests/support/stat_seed.hpp"
 
 // How the tolerances are made (every check is at z = 4, a two-sided false-failure rate of about 6e-5):
 // - Runtime chain against the quadrature: |mean - exact| <= 4 se + b, where se = sd / sqrt(ESS) of the chain
@@ -135,7 +136,7 @@ struct Chain {
 // library's sequential test (runtime/infer/austerity, tested on its own against the reference fixture).
 Chain replica_chain(std::span<const Row> data, double sigma, double eps, size_t nbatch, size_t transitions,
                     uint64_t seed) {
-  Rng rng(seed);
+  Rng rng(stat_seed(seed));
   const size_t n = data.size();
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
@@ -195,7 +196,7 @@ BlockSpec w_all() {
 /// The Fig. 3 program on `data`, then `transitions` subsampled_mh moves driven through the kernel API (for its
 /// statistics); returns the draws of w and the fraction of data each transition touched.
 Chain runtime_chain(std::span<const Row> data, const SubsampledOptions& opts, size_t transitions, uint64_t seed) {
-  Engine e(seed);
+  Engine e(stat_seed(seed));
   run(e, "[assume w (scope_include 'w 0 " + kPrior + ")]\n"
          "[assume y_x (lambda (x) (bernoulli (linear_logistic w x)))]\n");
   load(e, "y_x", data);
@@ -309,7 +310,7 @@ std::array<std::vector<Row>, 3> expert_data() {
 
 /// Runs the experts program with `kernel` moving w, interleaved with (mh latent one 1); returns the engine.
 std::unique_ptr<Engine> run_experts(const std::string& kernel, size_t cycles, uint64_t seed) {
-  auto e = std::make_unique<Engine>(seed);
+  auto e = std::make_unique<Engine>(stat_seed(seed));
   run(*e, kExperts);
   const auto data = expert_data();
   for (size_t k = 0; k < 3; ++k) load(*e, "y", data[k], {Value(static_cast<double>(k))});

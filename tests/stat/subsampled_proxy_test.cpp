@@ -12,6 +12,7 @@
 #include "runtime/infer/subsampled_mh.hpp"
 #include "tests/support/engine_fixture.hpp"
 #include "tests/support/stat_extra.hpp"
+#include "tests/support/stat_seed.hpp"
 
 // Tolerances: means and sds within 4 combined standard errors (from each chain's ESS) plus a bias allowance of
 // 0.1 posterior sd. With proxies the residuals l_i - p_i are about 1e-4 of the l_i here, so a t-test on them at
@@ -25,7 +26,7 @@ constexpr size_t kBurnIn = 1000;
 
 std::vector<std::vector<double>> run_chain(size_t rows, bool subsampled, size_t transitions, uint64_t seed,
                                            SubsampledStats* stats = nullptr) {
-  Engine e(seed);
+  Engine e(stat_seed(seed));
   run(e,
       "[assume w (scope_include 'w 0 (multivariate_normal (zeros 3) (* 0.1 (id_matrix 3))))]"
       "[assume y_x (lambda (x) (bernoulli (linear_logistic w x)))]");

@@ -16,6 +16,7 @@
 #include "runtime/infer/austerity/sequential_test.hpp"
 #include "tests/support/engine_fixture.hpp"
 #include "tests/support/stat_extra.hpp"
+#include "tests/support/stat_seed.hpp"
 
 namespace vnt::test {
 namespace {
@@ -69,7 +70,7 @@ struct CycleOptions {
 // `latent_moves` moves of (mh default one): a block picked uniformly among the T + 1 random choices and proposed
 // from its prior, so the ratio is that of its children (x_t and h_{t+1} for h_t; all h_t for phi).
 std::vector<double> replica_cycle(std::span<const double> x, const CycleOptions& o, size_t cycles, uint64_t seed) {
-  Rng rng(seed);
+  Rng rng(stat_seed(seed));
   std::vector<double> h(kT + 1, 0.0);  // h[0] = 0
   double phi = 0.9;
   std::vector<uint32_t> order(kT);
@@ -123,7 +124,7 @@ constexpr size_t kCycles = 30000, kLatentMoves = 20, kBurnIn = 2000;
 
 /// The model with the series observed, then `cycles` runs of (cycle (phi_kernel (mh default one 20) collect)).
 std::vector<double> runtime_phi(std::span<const double> x, const std::string& phi_kernel, uint64_t seed) {
-  Engine e(seed);
+  Engine e(stat_seed(seed));
   run(e, kModel);
   for (size_t t = 0; t < kT; ++t) e.observe_apply("x", {Value(static_cast<double>(t + 1))}, Value(x[t]));
   REQUIRE(e.trace().random_choices().size() == kT + 1);  // what the replica's (mh default one) picks from

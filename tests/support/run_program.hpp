@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,18 +17,18 @@
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/engine/engine.hpp"
+#include "tests/support/stat_seed.hpp"
 
 namespace vnt::test {
 
 /// An engine that has run one program; its collected draws stay available.
 class ProgramRun {
  public:
-  /// Runs every directive of `text` on an Engine seeded with `seed`, plus the value of the environment
-  /// variable VNT_STAT_SEED_OFFSET if set (to re-run the suite on other seeds and measure how often a
-  /// correct sampler fails a check). A vnt::Error fails the test case (doctest FAIL) with the rendered
-  /// diagnostic, so a broken program never reaches a statistical check.
+  /// Runs every directive of `text` on an Engine seeded with stat_seed(`seed`): `seed` plus the value of the
+  /// environment variable VNT_STAT_SEED_OFFSET if set (stat_seed.hpp). A vnt::Error fails the test case
+  /// (doctest FAIL) with the rendered diagnostic, so a broken program never reaches a statistical check.
   ProgramRun(std::string_view text, uint64_t seed, std::string name = "stat.vnt")
-      : engine_(std::make_unique<Engine>(seed + seed_offset())) {
+      : engine_(std::make_unique<Engine>(stat_seed(seed))) {
     auto file = std::make_shared<const SourceFile>(SourceFile{std::move(name), std::string(text)});
     try {
       engine_->run_source(file);
@@ -56,11 +55,6 @@ class ProgramRun {
   }
 
  private:
-  static uint64_t seed_offset() {
-    const char* s = std::getenv("VNT_STAT_SEED_OFFSET");
-    return s == nullptr ? 0 : std::strtoull(s, nullptr, 10);
-  }
-
   std::unique_ptr<Engine> engine_;
 };
 
