@@ -4,6 +4,7 @@
 #include "runtime/infer/mh.hpp"
 
 #include <cmath>
+#include <exception>
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
@@ -29,6 +30,26 @@ void check_drift_targets(const std::vector<Node*>& principals, const BlockSpec& 
   }
 }
 
+/// Whether a node `s` resamples holds a procedure, so that a move can change which procedure an application uses.
+/// Section chains cached by subsampled_mh (ChainCache) name the SPs of their links by node; any other change of
+/// value leaves them valid, since their shape changes only with edges and constrained flags, which move the
+/// trace's shape epoch themselves.
+bool resamples_procedures(const Scaffold& s) {
+  bool any = false;
+  s.drg.for_each([&](const Node* n, int) { any |= is_procedure(n->value); });
+  return any;
+}
+
+/// Moves the trace's shape epoch when left, unless `keep` was set and no exception is leaving.
+struct ShapeTouch {
+  Trace& trace;
+  bool keep = false;
+  int exceptions = std::uncaught_exceptions();
+  ~ShapeTouch() {
+    if (!keep || std::uncaught_exceptions() > exceptions) trace.touch_shape();
+  }
+};
+
 /// Accept iff log u < log_alpha; a move out of a zero-probability state is always taken.
 bool decide(double rho, double xi, double correction, Rng& rng) {
   if (rho == kNegInf) return !std::isnan(xi);
@@ -40,7 +61,7 @@ bool decide(double rho, double xi, double correction, Rng& rng) {
 }  // namespace
 
 bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
-  trace.touch_shape();  // it may change which procedures applications use (a procedure-valued choice)
+  ShapeTouch shape{trace};  // unless the move cannot change which procedures applications use (checked below)
   std::unordered_map<Node*, ProposalKernel> kernels;
   if (opts.drift_sigma) check_drift_targets(choice.principals, spec);
   if (opts.allow_partition && opts.decision == MhOptions::Decision::kMetropolis)
@@ -50,11 +71,16 @@ bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& 
   }
   Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));
   ensure_scaffold_fresh(trace, scaffold);
+  const bool procedures_before = resamples_procedures(scaffold);
   Db rho_db(trace);
   double rho = detach_and_extract(trace, scaffold, rho_db);
   std::optional<double> proposed = regen_proposal(trace, scaffold, rho_db);
-  if (!proposed) return false;  // a state of probability zero: rejected, already restored
+  if (!proposed) {  // a state of probability zero: rejected, already restored
+    shape.keep = !procedures_before;
+    return false;
+  }
   double xi = *proposed;
+  shape.keep = !procedures_before && !resamples_procedures(scaffold);  // neither the old values nor the new
   double correction = log_index_density(trace, spec) - choice.log_index_density;
   bool accept = opts.decision == MhOptions::Decision::kMetropolis ? decide(rho, xi, correction, trace.rng())
                                                                  : opts.decision == MhOptions::Decision::kAccept;

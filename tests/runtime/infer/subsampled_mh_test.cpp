@@ -231,6 +231,23 @@ std::string switching_program(int n, uint64_t seed) {
   return p;
 }
 
+/// The options of a lockstep pair: subsampled_mh with eps = 0 on one engine and exact mh on the general scaffold
+/// path on the other, both with a drift of `sigma`, and plain mh for a second scope on both (not partitioned: a
+/// partitioned move also moves the shape epoch).
+struct Lockstep {
+  SubsampledOptions sub;
+  MhOptions exact;
+  MhOptions other;
+  Lockstep(size_t batch, double sigma) {
+    sub.batch = batch;
+    sub.epsilon = 0;
+    sub.drift_sigma = sigma;
+    exact.drift_sigma = sigma;
+    exact.allow_partition = false;
+    other.allow_partition = false;
+  }
+};
+
 TEST_CASE("section chains cached by subsampled_mh are dropped when another kernel changes what sections apply") {
   constexpr int kN = 8, kTransitions = 300;
   Engine exact(9), sub(9);
@@ -240,28 +257,20 @@ TEST_CASE("section chains cached by subsampled_mh are dropped when another kerne
   theta.scope = "theta";
   k.scope = "k";
   k.kernel = "mh";
-  SubsampledOptions so;
-  so.batch = 3;
-  so.epsilon = 0;
-  so.drift_sigma = 0.4;
+  const Lockstep o(3, 0.4);
   SubsampledState state;
   exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
-  MhOptions mo;
-  mo.drift_sigma = 0.4;
-  mo.allow_partition = false;
-  MhOptions whole;  // k's move is not itself partitioned (a partitioned move also moves the shape epoch)
-  whole.allow_partition = false;
   int switches = 0, accepted = 0;
   for (int i = 0; i < kTransitions; ++i) {
     CAPTURE(i);
     for (int m = 0; m < 3; ++m) {  // several moves on the cache between switches
-      const bool a = mh_transition(exact.trace(), theta, mo);
-      REQUIRE(a == subsampled_mh_transition(sub.trace(), theta, so, state));
+      const bool a = mh_transition(exact.trace(), theta, o.exact);
+      REQUIRE(a == subsampled_mh_transition(sub.trace(), theta, o.sub, state));
       accepted += a;
     }
     const double before = std::get<double>(sub.report("k"));
-    const bool s = mh_transition(exact.trace(), k, whole);
-    REQUIRE(s == mh_transition(sub.trace(), k, whole));
+    const bool s = mh_transition(exact.trace(), k, o.other);
+    REQUIRE(s == mh_transition(sub.trace(), k, o.other));
     REQUIRE(test::fingerprint_of(exact) == test::fingerprint_of(sub));
     switches += std::get<double>(sub.report("k")) != before;
   }
@@ -270,6 +279,35 @@ TEST_CASE("section chains cached by subsampled_mh are dropped when another kerne
   CHECK(accepted > 50);
   CHECK(state.chains().hits() > static_cast<uint64_t>(kTransitions) * kN);  // the chains were cached
   CHECK(state.stats.exact_transitions == 0);
+}
+
+TEST_CASE("section chains cached by subsampled_mh survive mh moves that cannot change which procedures apply") {
+  // A hyperparameter s outside the sections, moved by exact mh between the moves on w: the chains stay valid,
+  // so every transition after the first finds all of them in the cache (none would be found if every mh step
+  // moved the shape epoch). The same decisions as exact mh in lockstep, and the same trace.
+  constexpr int kN = 40, kTransitions = 100;
+  const std::string hyper = "[assume s (scope_include 's 0 (normal 0 1))] [observe (normal s 1) 0.5]";
+  Engine exact(3), sub(3);
+  test::run(exact, logistic_program(kN, 8) + hyper);
+  test::run(sub, logistic_program(kN, 8) + hyper);
+  BlockSpec s_spec = w_all();
+  s_spec.scope = "s";
+  s_spec.kernel = "mh";
+  const Lockstep o(9, 0.3);
+  SubsampledState state;
+  exact.trace().rng().split();
+  int moves_on_s = 0;
+  for (int i = 0; i < kTransitions; ++i) {
+    CAPTURE(i);
+    REQUIRE(mh_transition(exact.trace(), w_all(), o.exact) ==
+            subsampled_mh_transition(sub.trace(), w_all(), o.sub, state));
+    const bool a = mh_transition(exact.trace(), s_spec, o.other);
+    REQUIRE(a == mh_transition(sub.trace(), s_spec, o.other));
+    moves_on_s += a;
+  }
+  REQUIRE(test::fingerprint_of(exact) == test::fingerprint_of(sub));
+  CHECK(moves_on_s > 20);
+  CHECK(state.chains().hits() == static_cast<uint64_t>(kTransitions - 1) * kN);
 }
 
 TEST_CASE("after many subsampled moves, stale sections are repaired before anything reads them") {
