@@ -97,6 +97,8 @@ void Engine::add_record(DirectiveRecord r) {
 }
 
 std::vector<DirectiveRecord>::iterator Engine::find_directive(const std::string& label) {
+  // Every unlabelled record has the label "": through the API, forget("") would remove one of them.
+  if (label.empty()) return directives_.end();
   auto it = std::find_if(directives_.begin(), directives_.end(), [&](const auto& r) { return r.label == label; });
   if (it != directives_.end()) return it;
   return std::find_if(directives_.begin(), directives_.end(), [&](const DirectiveRecord& r) {

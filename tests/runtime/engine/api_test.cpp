@@ -221,3 +221,13 @@ TEST_CASE("Options::max_depth below 1 is refused when the runtime is made (every
   vnt::Runtime rt(one);
   CHECK(rt.predict("3").as_double() == 3.0);
 }
+
+TEST_CASE("forget and report of the empty label are name errors: unlabelled directives are not labelled \"\"") {
+  vnt::Runtime rt(seeded(2));
+  rt.execute("a: [assume mu (normal 0 1)]");
+  rt.observe("(normal mu 0.1)", 5.0);  // the first unlabelled directive: forget("") used to remove it
+  CHECK(error_of([&] { rt.forget(""); }).kind() == "name error");
+  CHECK(error_of([&] { rt.report(""); }).kind() == "name error");
+  rt.infer("(mh default one 'drift 0.5 300)");
+  CHECK(rt.report("mu").as_double() > 4.0);  // the observation still holds mu near 5
+}
