@@ -5,6 +5,7 @@
 
 #include <Eigen/Dense>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -29,6 +30,10 @@ struct Datum {
   Datum(int x) : value(static_cast<double>(x)) {}  // NOLINT(google-explicit-constructor)
   Datum(Eigen::VectorXd v) : value(std::move(v)) {}  // NOLINT(google-explicit-constructor)
   Datum(Eigen::MatrixXd m) : value(std::move(m)) {}  // NOLINT(google-explicit-constructor)
+  /// A string value. Without these, Datum("no") would convert the pointer to bool and hold true.
+  Datum(std::string s) : value(std::move(s)) {}        // NOLINT(google-explicit-constructor)
+  Datum(const char* s) : value(std::string(s)) {}      // NOLINT(google-explicit-constructor)
+  Datum(std::nullptr_t) = delete;                      // would reach the const char* constructor
 
   bool is_number() const { return std::holds_alternative<double>(value); }
   /// The number (booleans as 0/1); throws std::invalid_argument for other kinds.

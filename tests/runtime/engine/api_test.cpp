@@ -231,3 +231,15 @@ TEST_CASE("forget and report of the empty label are name errors: unlabelled dire
   rt.infer("(mh default one 'drift 0.5 300)");
   CHECK(rt.report("mu").as_double() > 4.0);  // the observation still holds mu near 5
 }
+
+TEST_CASE("a Datum made from text holds a string (a string literal used to convert to the boolean true)") {
+  vnt::Datum literal("false");
+  REQUIRE(std::holds_alternative<std::string>(literal.value));
+  CHECK(literal.to_string() == "\"false\"");
+  CHECK(vnt::Datum(std::string("s")).to_string() == "\"s\"");
+  vnt::Runtime rt;
+  CHECK(error_of([&] { rt.observe("(flip 0.5)", "false"); }).kind() == "zero probability");
+  rt.assume("f", "(lambda (s) (normal (size s) 1))");
+  rt.observe_apply("f", {"abc"}, 2.5);
+  rt.observe_apply("f", {std::string("de")}, 2.0);
+}
