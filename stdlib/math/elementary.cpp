@@ -69,8 +69,9 @@ Value extremum(const Call& c, Better better) {
 Value logsumexp(const Call& c) {
   Eigen::VectorXd xs = reduction_operands(c);
   if (xs.size() == 0) return -std::numeric_limits<double>::infinity();
+  // Looks for NaN element by element: the sum is NaN for inf and -inf too, whose logsumexp is inf.
+  if (xs.array().isNaN().any()) return std::numeric_limits<double>::quiet_NaN();
   double m = xs.maxCoeff();
-  if (std::isnan(xs.sum())) return std::numeric_limits<double>::quiet_NaN();
   if (std::isinf(m)) return m;
   return m + std::log((xs.array() - m).exp().sum());
 }

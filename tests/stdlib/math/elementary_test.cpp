@@ -67,6 +67,9 @@ TEST_CASE("elementary: logsumexp") {
   CHECK(num(call("logsumexp", {-INFINITY, -INFINITY})) == -INFINITY);
   CHECK(num(call("logsumexp", {vec({})})) == -INFINITY);
   CHECK(num(call("logsumexp", {INFINITY, 1.0})) == INFINITY);
+  CHECK(num(call("logsumexp", {INFINITY, -INFINITY})) == INFINITY);
+  CHECK(num(call("logsumexp", {vec({-INFINITY, 0, INFINITY})})) == INFINITY);
+  CHECK(std::isnan(num(call("logsumexp", {INFINITY, NAN}))));
 }
 
 TEST_CASE("elementary: errors") {
