@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "runtime/sp/registry.hpp"
 #include "stdlib/support/deterministic.hpp"
 
@@ -63,14 +65,16 @@ Value filled(const Call& c, double x) {
   return make_vector(Eigen::VectorXd::Constant(c.size_at_most(0, kMaxElements), x));
 }
 
-// n evenly spaced points from a to b inclusive (n = 1 gives [a]); the last point is exactly b.
+// n evenly spaced points from a to b inclusive (n = 1 gives [a]); the first point is exactly a, the last exactly b.
+// std::lerp, since a + (b - a) * i / (n - 1) overflows to inf or NaN for finite ends such as -1e308 and 1e308.
 Value linspace(const Call& c) {
   double a = c.number(0);
   double b = c.number(1);
   Eigen::Index n = c.size_at_most(2, kMaxElements);
   if (n == 1) return make_vector(Eigen::VectorXd::Constant(1, a));
   Eigen::VectorXd v(n);
-  for (Eigen::Index i = 0; i < n; ++i) v[i] = a + (b - a) * static_cast<double>(i) / static_cast<double>(n - 1);
+  for (Eigen::Index i = 0; i < n; ++i) v[i] = std::lerp(a, b, static_cast<double>(i) / static_cast<double>(n - 1));
+  if (n > 0) v[0] = a;  // lerp(0, inf, 0) is 0 * inf, NaN
   if (n > 0) v[n - 1] = b;
   return make_vector(std::move(v));
 }

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "tests/support/sp_call.hpp"
 
 using namespace vnt;
@@ -19,6 +21,10 @@ TEST_CASE("vector: construction and shape") {
   CHECK(show(call("linspace", {0.0, 1.0, 5.0})) == "[0 0.25 0.5 0.75 1]");
   CHECK(show(call("linspace", {2.0, 3.0, 1.0})) == "[2]");
   CHECK(show(call("linspace", {2.0, 3.0, 0.0})) == "[]");
+  // Ends whose difference or its multiples overflow (the points used to be inf and NaN), and infinite ends.
+  CHECK(show(call("linspace", {-1e308, 1e308, 3.0})) == "[-1e+308 0 1e+308]");
+  CHECK(show(call("linspace", {0.0, 1e308, 5.0})) == "[0 2.5e+307 5e+307 7.5e+307 1e+308]");
+  CHECK(show(call("linspace", {0.0, INFINITY, 3.0})) == "[0 inf inf]");
 }
 
 TEST_CASE("vector: lookup is 0-based on vectors, lists and matrix rows") {
