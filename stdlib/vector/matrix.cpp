@@ -11,6 +11,10 @@ namespace {
 // (matrix (vector 1 2) (vector 3 4)): each operand is a row; all rows must have the size of the first.
 Value from_rows(const Call& c) {
   const Eigen::Index cols = c.vector(0).size();
+  // Rows of at most kMaxElements each can make a huge matrix: checked before Eigen allocates it.
+  if (static_cast<double>(c.size()) * static_cast<double>(cols) > static_cast<double>(kMaxElements))
+    raise(ErrorKind::kDomain, "matrix: the matrix would be {}x{}, but a matrix must have at most {} elements",
+          c.size(), cols, kMaxElements);
   Eigen::MatrixXd m(static_cast<Eigen::Index>(c.size()), cols);
   for (size_t i = 0; i < c.size(); ++i) {
     const Eigen::VectorXd& row = c.vector(i);

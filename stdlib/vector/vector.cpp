@@ -94,16 +94,29 @@ Value append(const Call& c) {
   return make_vector(std::move(out));
 }
 
+// Operands of at most kMaxElements each can join into more ((concat z z) of (zeros 1e8)): the result is checked
+// before it is allocated, as for the builtins that take a size.
+void check_joined_size(const Call& c, int64_t n) {
+  if (n > kMaxElements)
+    raise(ErrorKind::kDomain, "{}: the result would have {} elements, but must have at most {}", c.name(), n,
+          kMaxElements);
+}
+
 // Concatenates vectors (or lists, when the first operand is a list); no operands give the empty vector.
 Value concat(const Call& c) {
   if (c.size() > 0 && is_list(c[0])) {
+    size_t n = 0;
+    for (size_t i = 0; i < c.size(); ++i) n += c.list(i).items.size();
+    check_joined_size(c, static_cast<int64_t>(n));
     std::vector<Value> items;
+    items.reserve(n);
     for (size_t i = 0; i < c.size(); ++i)
       for (const Value& x : c.list(i).items) items.push_back(x);
     return make_list(std::move(items));
   }
   Eigen::Index n = 0;
   for (size_t i = 0; i < c.size(); ++i) n += c.vector(i).size();
+  check_joined_size(c, n);
   Eigen::VectorXd out(n);
   Eigen::Index at = 0;
   for (size_t i = 0; i < c.size(); ++i) {

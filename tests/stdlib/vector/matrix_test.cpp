@@ -60,4 +60,9 @@ TEST_CASE("matrix: results too large to allocate are errors before any allocatio
         Failure{ErrorKind::kDomain,
                 "matrix_mul: the product would be 20000x20000, but a matrix must have at most 100000000 elements"});
   CHECK(num(call("mat_lookup", {call("matrix_mul", {line, column}), 0.0, 0.0})) == 20000);
+  // 1001 rows of 1e5: each row is allowed, the matrix of 1.001e8 elements is not.
+  Value row = make_vector(Eigen::VectorXd::Zero(100'000));
+  CHECK(failure("matrix", std::vector<Value>(1001, row)) ==
+        Failure{ErrorKind::kDomain,
+                "matrix: the matrix would be 1001x100000, but a matrix must have at most 100000000 elements"});
 }

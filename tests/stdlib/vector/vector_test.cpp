@@ -51,6 +51,17 @@ TEST_CASE("vector: append and concat") {
   CHECK(show(call("concat", {lst({1.0}), lst({2.0, 3.0})})) == "(1 2 3)");
 }
 
+TEST_CASE("vector: concat of operands that are allowed alone is an error when the result is too large") {
+  Value big = make_vector(Eigen::VectorXd::Zero(100'000));
+  CHECK(failure("concat", std::vector<Value>(1001, big)) ==
+        Failure{ErrorKind::kDomain,
+                "concat: the result would have 100100000 elements, but must have at most 100000000"});
+  Value items = lst(std::vector<Value>(100'000, Value(1.0)));
+  CHECK(failure("concat", std::vector<Value>(1001, items)) ==
+        Failure{ErrorKind::kDomain,
+                "concat: the result would have 100100000 elements, but must have at most 100000000"});
+}
+
 TEST_CASE("vector: errors") {
   CHECK(failure("lookup", {vec({1, 2}), 3.0}) ==
         Failure{ErrorKind::kDomain, "lookup: index 3 is out of range for a vector of size 2"});
