@@ -22,7 +22,11 @@ struct UniformContinuous {
   }
   static double log_density(double x, double lo, double hi) {
     if (!(lo < hi) || !(x >= lo && x <= hi)) return kNegInf;
-    return -std::log(hi - lo);
+    // hi - lo overflows to inf for wide finite bounds (-1e308, 1e308), whose density is positive; halves do not
+    // (but they would lose a subnormal width, so only then).
+    double width = hi - lo;
+    if (std::isinf(width)) return -(std::log(hi / 2 - lo / 2) + std::log(2.0));
+    return -std::log(width);
   }
 };
 

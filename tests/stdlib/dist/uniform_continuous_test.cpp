@@ -27,6 +27,11 @@ TEST_CASE("uniform_continuous errors") {
   CHECK(call.log_density(num(0)) == doctest::Approx(std::log(0.5)));
   CHECK(call.log_density(num(2)) == doctest::Approx(std::log(0.5)));
   for (double x : {-1e-9, 2.5, -kInf}) CHECK(call.log_density(num(x)) == -kInf);
+  // hi - lo overflows: the density is still 1 / (hi - lo), not zero.
+  Call wide(sp, {num(-1e308), num(1e308)});
+  CHECK(wide.log_density(num(0)) == doctest::Approx(-std::log(2.0) - std::log(1e308)));
+  CHECK(wide.log_density(num(1e308)) == doctest::Approx(-std::log(2.0) - std::log(1e308)));
+  CHECK(Call(sp, {num(0), num(5e-324)}).log_density(num(0)) == doctest::Approx(-std::log(5e-324)));
 }
 
 }  // namespace vnt::test
