@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <optional>
 
 #include "runtime/core/diagnostics.hpp"
@@ -441,6 +443,10 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
         }
       }
       score_plates(out);
+      // Exact mh sees all N l_i in this one mini-batch, and must decide as its general path does: there a NaN
+      // sum (a NaN l_i, or +inf with -inf) makes log alpha NaN, a rejection; the test would stop the [infer].
+      if (exact_ && std::isnan(std::accumulate(out, out + k, 0.0)))
+        std::fill(out, out + k, -std::numeric_limits<double>::infinity());
       for (size_t j = 0; j < k; ++j) {
         test->add(out[j]);
         drawn_sum_ += out[j];
