@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include "runtime/core/error.hpp"
@@ -128,7 +130,7 @@ ExprPtr analyze(const Syntax& s, const ParamMap& params) {
       if (it == params.end())
         raise_at(s.span, ErrorKind::kParam, "missing parameter {{{}}} (give it with --param {}=VALUE)", s.text,
                  s.text);
-      return make_const(parse_param_value(it->second), s.span);
+      return make_const(parse_param_value(it->second, s.span), s.span);
     }
     case Syntax::Kind::kSymbol: {
       auto e = std::make_unique<Expr>();
@@ -146,10 +148,22 @@ ExprPtr analyze(const Syntax& s, const ParamMap& params) {
 
 ExprPtr analyze_expression(const Syntax& s, const ParamMap& params) { return analyze(s, params); }
 
-Value parse_param_value(const std::string& text) {
+Value parse_param_value(const std::string& text, const SourceSpan& span) {
+  // Only decimal numbers, as in a program: from_chars alone also reads "nan", "inf" and "infinity".
+  size_t sign = !text.empty() && text[0] == '-' ? 1 : 0;
+  bool decimal = sign < text.size() && (std::isdigit(static_cast<unsigned char>(text[sign])) || text[sign] == '.');
   double d = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
-  if (ec == std::errc() && ptr == text.data() + text.size() && !text.empty()) return d;
+  if (decimal && ptr == text.data() + text.size()) {
+    if (ec == std::errc()) return d;
+    // Out of range, as for a literal: too small is 0 (strtod rounds it so), too large an error. Both used to
+    // become strings.
+    if (ec == std::errc::result_out_of_range) {
+      d = std::strtod(text.c_str(), nullptr);
+      if (std::isfinite(d)) return d;
+      raise_at(span, ErrorKind::kParam, "parameter value '{}' is too large for a number", text);
+    }
+  }
   if (text == "true") return true;
   if (text == "false") return false;
   return make_string(text);
@@ -163,7 +177,7 @@ Syntax substitute_params(const Syntax& s, const ParamMap& params) {
                s.text);
     Syntax out;
     out.span = s.span;
-    Value v = parse_param_value(it->second);
+    Value v = parse_param_value(it->second, s.span);
     if (is_number(v)) {
       out.kind = Syntax::Kind::kNumber;
       out.number = std::get<double>(v);

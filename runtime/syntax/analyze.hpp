@@ -17,8 +17,9 @@ using ParamMap = std::map<std::string, std::string, std::less<>>;
 /// Analyzes one expression. Throws kSyntax for malformed special forms and kParam for a missing {param}.
 ExprPtr analyze_expression(const parser::Syntax& s, const ParamMap& params);
 
-/// The value of a parameter's text: a number, true/false, or else a string.
-Value parse_param_value(const std::string& text);
+/// The value of a parameter's text: a decimal number, true/false, or else a string. Throws kParam, at `span`,
+/// for a number too large for a double.
+Value parse_param_value(const std::string& text, const SourceSpan& span);
 
 /// Replaces {param} nodes of raw syntax by their literal values (for the inference language).
 parser::Syntax substitute_params(const parser::Syntax& s, const ParamMap& params);
