@@ -130,7 +130,11 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
       std::cerr << "pprun: --param expects name=value, got '" << p << "'\n";
       return 2;
     }
-    o.params[p.substr(0, eq)] = p.substr(eq + 1);
+    // Two values for one name: which one was meant? (The last one silently won.)
+    if (!o.params.emplace(p.substr(0, eq), p.substr(eq + 1)).second) {
+      std::cerr << "pprun: --param " << p.substr(0, eq) << " is given twice\n";
+      return 2;
+    }
   }
   return o.file.empty() ? run_repl(o) : guarded(o, [&] { return run_file(o); });
 }

@@ -33,6 +33,10 @@ expect_eq "--param without '=' is explained" "pprun: --param expects name=value,
 run ok.vnt --param =3
 expect_rc 2 "--param with an empty name"
 
+run ok.vnt --param a=1 --param b=2 --param a=3
+expect_rc 2 "--param given twice for one name"
+expect_eq "--param given twice is explained" "pprun: --param a is given twice" "$ERR"
+
 run ok.vnt --seed abc
 expect_rc 2 "a non-numeric --seed"
 
