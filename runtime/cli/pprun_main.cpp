@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -46,6 +47,10 @@ void print_summary(const Engine& engine, std::ostream& out) {
 }
 
 int run_file(const Options& o) {
+  // Checked before the run: the draws would replace the program itself (pprun m.vnt --draws m.vnt).
+  std::error_code same_error;
+  if (!o.draws_path.empty() && std::filesystem::equivalent(o.file, o.draws_path, same_error))
+    raise(ErrorKind::kIo, "--draws: '{}' is the program file, which the draws would overwrite", o.draws_path);
   Engine engine(o.seed);
   engine.set_params(o.params);
   engine.trace().set_max_eval_depth(o.max_depth);

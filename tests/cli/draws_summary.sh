@@ -46,6 +46,13 @@ run model.vnt --seed 3 --quiet --draws ''
 expect_rc 2 "an empty --draws"
 expect_eq "an empty --draws is refused, not taken for no --draws" "pprun: --draws expects a file name, got ''" "$ERR"
 
+cp model.vnt keep.vnt
+run model.vnt --seed 3 --quiet --draws ./model.vnt
+expect_rc 2 "--draws naming the program file"
+expect_eq "--draws naming the program file is refused" \
+  "error: --draws: './model.vnt' is the program file, which the draws would overwrite" "$ERR"
+if ! cmp -s model.vnt keep.vnt; then fail "--draws naming the program file overwrote it"; fi
+
 if [ -w /dev/full ]; then  # a failed write shows only when the file is closed
   run model.vnt --seed 3 --quiet --draws /dev/full
   expect_rc 2 "--draws on a full device"
