@@ -29,7 +29,10 @@ double sorted_quantile(const std::vector<double>& sorted, double q) {
   double h = static_cast<double>(sorted.size() - 1) * q;
   auto lo = static_cast<size_t>(std::floor(h));
   if (lo + 1 >= sorted.size()) return sorted.back();
-  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+  const double a = sorted[lo], b = sorted[lo + 1], t = h - static_cast<double>(lo);
+  // a + t (b - a) is NaN for a = b = inf and for a = -inf below a finite b, where the quantile is a.
+  if (t == 0.0 || a == b || (std::isinf(a) && std::isfinite(b))) return a;
+  return a + t * (b - a);
 }
 
 void check_probability_arg(double q) {
@@ -126,7 +129,10 @@ ColumnSummary summarize(std::string name, std::span<const double> xs) {
 
 std::string format_summary_table(std::span<const ColumnSummary> rows) {
   constexpr size_t kCols = 7;
-  auto number = [](double x) { return x == 0.0 ? std::string("0") : fmt::format("{:.4g}", x); };
+  // NaN prints as "nan" whatever its sign bit (inf - inf gives -nan), as values print.
+  auto number = [](double x) {
+    return x == 0.0 ? std::string("0") : std::isnan(x) ? std::string("nan") : fmt::format("{:.4g}", x);
+  };
   auto count = [](double x) { return std::isfinite(x) ? fmt::format("{:.0f}", x) : fmt::format("{}", x); };
 
   std::vector<std::array<std::string, kCols>> cells;

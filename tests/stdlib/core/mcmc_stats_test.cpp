@@ -57,6 +57,11 @@ TEST_CASE("quantile is R's type 7 and leaves its input alone") {
   CHECK(quantile(std::vector<double>{0, 1}, 0.3) == doctest::Approx(0.3));
   CHECK(std::isnan(quantile(std::vector<double>{}, 0.5)));
   CHECK(std::isnan(quantile(std::vector<double>{1, std::nan(""), 2}, 0.5)));
+  // Infinite draws (collected (/ 1 0)): inf - inf must not make the quantiles NaN.
+  CHECK(quantile(std::vector<double>{INFINITY, INFINITY, INFINITY}, 0.5) == INFINITY);
+  CHECK(quantile(std::vector<double>{-INFINITY, 1}, 0.3) == -INFINITY);
+  CHECK(quantile(std::vector<double>{1, INFINITY}, 0.3) == INFINITY);
+  CHECK(quantile(std::vector<double>{2, 2}, 0.3) == 2.0);
   try {
     quantile(xs, 1.5);
     FAIL("expected an error");
@@ -128,6 +133,10 @@ TEST_CASE("format_summary_table aligns columns") {
         "mu                    1.002  0.1003       0.837  1.002  1.167  3856\n"
         "a_long_name[10]  -1.235e+04     0.5  -1.235e-05      0  1e+06   nan\n");
   CHECK(format_summary_table({}) == "name  mean  sd  5%  50%  95%  ess\n");
+  const ColumnSummary inf = summarize("inf", std::vector<double>(5, INFINITY));
+  CHECK(format_summary_table({&inf, 1}) ==
+        "name  mean   sd   5%  50%  95%  ess\n"
+        "inf    inf  nan  inf  inf  inf  nan\n");
 }
 
 TEST_CASE("stat checks pass on correct draws") {
