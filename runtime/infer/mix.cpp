@@ -136,8 +136,10 @@ void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued, bool 
     }
   }
   // A scope the program tags only inside a branch not taken now is simply empty for the moment; a scope that
-  // exists but holds no random choice (e.g. a tagged constant) is a mistake.
-  if (choices.empty() && in_program && spec.scope != "default" && trace.scopes().find(spec.scope) == nullptr)
+  // has blocks but no random choice in them (e.g. a tagged constant) is a mistake. A scope without blocks is
+  // empty too: inside a transaction (the checks of [infer]) one emptied by a collect's evaluation is kept.
+  const Scope* scope = spec.scope == "default" ? nullptr : trace.scopes().find(spec.scope);
+  if (choices.empty() && in_program && spec.scope != "default" && (scope == nullptr || scope->blocks().empty()))
     return;
   if (choices.empty()) no_choices(spec);
   if (!real_valued) return;
