@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <boost/math/distributions/normal.hpp>
 
+#include <cmath>
+#include <numbers>
+
 #include "tests/support/dist_conformance.hpp"
 
 namespace vnt::test {
@@ -22,6 +25,20 @@ TEST_CASE("normal errors") {
                   "normal: argument 1 (mean) must be a number, got a vector");
   CHECK(Call(sp, {num(0), num(1)}).log_density(vec({0})) == -kInf);
   CHECK(Call(sp, {num(0), num(1)}).log_density(num(kInf)) == -kInf);
+}
+
+TEST_CASE("normal draws stay finite when mean + sd z overflows") {
+  const Sp& sp = builtin_sp("normal");
+  Call call(sp, {num(1e308), num(1e308)});
+  Rng rng(kSeed);
+  for (int i = 0; i < 200; ++i) {
+    double x = std::get<double>(call.simulate(rng));
+    REQUIRE(std::isfinite(x));
+    CHECK(std::isfinite(call.log_density(num(x))));
+  }
+  // x - mean overflows, z does not: z = -2, log density -2 - log(1e308) - log(2 pi) / 2.
+  const double expected = -2.0 - std::log(1e308) - 0.5 * std::log(2 * std::numbers::pi);
+  CHECK(call.log_density(num(-1e308)) == doctest::Approx(expected));
 }
 
 }  // namespace vnt::test
