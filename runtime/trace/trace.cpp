@@ -54,6 +54,9 @@ OutputNode* Trace::new_application(const Expr* e, Node* op, std::vector<Node*> o
 void Trace::delete_node(Node* n) {
   --live_nodes_;
   if (!section_orders_.empty()) section_orders_.erase(n);
+  // A family is destroyed without removing its operands' edges one by one, so a stale count kept for one of its
+  // nodes (a lookup of a border has the border's version) would outlive the node.
+  if (!stale_borders_.empty()) stale_borders_.erase(n);
   switch (n->kind) {
     case NodeKind::kConstant: delete static_cast<ConstantNode*>(n); break;
     case NodeKind::kLookup: delete static_cast<LookupNode*>(n); break;

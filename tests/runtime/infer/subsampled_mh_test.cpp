@@ -337,6 +337,28 @@ TEST_CASE("after many subsampled moves, stale sections are repaired before anyth
   CHECK(test::inconsistent_nodes(e) == 0);
 }
 
+// A lookup of a border takes the border's version, so the children of one made by a sample or a collect were
+// counted as its stale sections. The sample destroys its nodes without removing their edges one by one, and the
+// count stayed behind under a deleted node: refresh_all (or any later repair) then read freed memory.
+TEST_CASE("evaluating an expression that reads a border with stale sections leaves no stale count behind") {
+  Engine e(9);
+  test::run(e, logistic_program(30, 6));
+  SubsampledOptions so;
+  so.batch = 3;
+  so.epsilon = 0.3;
+  so.drift_sigma = 0.3;
+  SubsampledState state;
+  for (int i = 0; i < 50 && e.trace().stale_borders().empty(); ++i)
+    subsampled_mh_transition(e.trace(), w_all(), so, state);
+  REQUIRE(e.trace().stale_borders().size() == 1);  // the border w, after an accepted subsampled move
+  for (int i = 0; i < 3; ++i) test::sample_number(e, "(linear_logistic w (vector 0.5 1))");
+  test::run(e, "[infer (repeat 2 (collect (linear_logistic w (vector 1 -1))))]");
+  CHECK(e.trace().stale_borders().size() == 1);
+  refresh_all(e.trace());
+  CHECK(e.trace().stale_borders().empty());
+  CHECK(test::inconsistent_nodes(e) == 0);
+}
+
 TEST_CASE("a full refresh after a long subsampled run makes every deterministic node agree with its inputs") {
   Engine e(2);
   test::run(e, logistic_program(120, 8) + "[predict (* 2 (lookup w 1))]");
