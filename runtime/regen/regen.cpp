@@ -278,6 +278,9 @@ Node* Regen::eval_esr(RequestNode* r, size_t i, double* w) {
   if (auto it = mem->families().find(esr.key); it != mem->families().end()) {
     if (it->second == nullptr)
       throw Error(ErrorKind::kInference, "recursive mem argument loop detected", span_of(out));
+    // The family may hold a stale local section (its value read from a border an accepted subsampled move has
+    // changed): repaired before the new request reads it, as for a variable reference.
+    if (!s_.is_resampling(it->second)) ensure_fresh(t_, it->second);
     return it->second;
   }
   // A null entry marks the family as under evaluation, so a request for the same arguments from inside it

@@ -359,6 +359,26 @@ TEST_CASE("evaluating an expression that reads a border with stale sections leav
   CHECK(test::inconsistent_nodes(e) == 0);
 }
 
+// A new application of a mem'd procedure takes the value of the existing family, here (w_at i), whose root is a
+// local section of w: that value was read without repairing the section, so (w_at i) could be an older w.
+TEST_CASE("a mem family that is a stale local section is repaired before a new application reads it") {
+  constexpr int kN = 12;
+  Engine e(4);
+  test::run(e, per_index_mem_program(kN, 5));
+  SubsampledOptions so;
+  so.batch = 2;
+  so.epsilon = 0.5;
+  SubsampledState state;
+  for (int i = 0; i < 50 && e.trace().stale_borders().empty(); ++i)
+    subsampled_mh_transition(e.trace(), w_all(), so, state);
+  REQUIRE_FALSE(e.trace().stale_borders().empty());
+  for (int i = 0; i < kN; ++i) {
+    CAPTURE(i);
+    CHECK(test::sample_number(e, fmt::format("(- (w_at {}) w)", i)) == 0);
+  }
+  CHECK(test::inconsistent_nodes(e) == 0);  // the reads repaired every section
+}
+
 TEST_CASE("a full refresh after a long subsampled run makes every deterministic node agree with its inputs") {
   Engine e(2);
   test::run(e, logistic_program(120, 8) + "[predict (* 2 (lookup w 1))]");
