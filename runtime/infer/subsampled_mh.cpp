@@ -165,7 +165,7 @@ class Transition {
   Node* border_ = nullptr;
   BorderReach reach_{nullptr};
   Value old_value_, new_value_;
-  uint32_t old_version_ = 0;
+  uint64_t old_version_ = 0;
   std::vector<Section> visited_;
   std::vector<SectionChain> chains_;  // sections evaluated from values alone (nothing to undo)
   std::vector<Value> chain_values_;   // their new link values, in order
@@ -480,7 +480,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   st_.stats.sections_total += n;
   if (result.accept) {
     // Step 6: keep everything; the n - drawn unvisited sections are now stale.
-    border_->version = old_version_ + 1;
+    border_->version = t_.next_border_version();
     for (Section& s : visited_) s.root->version = border_->version;
     const Value* values = chain_values_.data();
     for (const SectionChain& c : chains_) {

@@ -27,7 +27,7 @@ struct Node {
   uint32_t num_requests = 0;     // when this node is a family root: how many ESR edges point at it
   uint32_t request_children = 0; // how many children are request nodes (so other children are counted in O(1))
   uint32_t plate_children = 0;   // how many children are plates (kept first in `children`; see plate.hpp)
-  uint32_t version = 0;          // of a border: bumped by each accepted subsampled move; of a local section's
+  uint64_t version = 0;          // of a border: new for each accepted subsampled move; of a local section's
                                  // root: the border version its values were computed from (stale if older)
   Value value;
   const Expr* expr;              // source of the span in messages; may be null for synthesized nodes

@@ -74,6 +74,10 @@ class Trace {
 
   /// Borders that may have stale local sections -> how many of their children are stale (section 3.5).
   std::unordered_map<Node*, size_t>& stale_borders() { return stale_borders_; }
+  /// The version a border takes when an accepted subsampled move changes it: never used before in this trace.
+  /// A node's version can also be copied from another's (an output takes its family root's when it is evaluated
+  /// again), so a border's own count, old + 1, could come back to a version its stale sections still hold.
+  uint64_t next_border_version() { return ++border_versions_; }
 
   /// The arrangement of the n local sections of `border` that subsampled_mh draws from by an incremental
   /// Fisher-Yates (any arrangement is a valid start). Kept here, not by a kernel, so that each [infer] of a
@@ -136,6 +140,7 @@ class Trace {
   int max_eval_depth_ = 2000;
   int transaction_depth_ = 0;
   uint64_t shape_epoch_ = 0;
+  uint64_t border_versions_ = 0;
   uint64_t id_;
   Rng rng_at_begin_;
 };

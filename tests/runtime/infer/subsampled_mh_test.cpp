@@ -379,6 +379,36 @@ TEST_CASE("a mem family that is a stale local section is repaired before a new a
   CHECK(test::inconsistent_nodes(e) == 0);  // the reads repaired every section
 }
 
+// The border here is the output of the `if`, which takes the version of its branch's family whenever a move on b
+// evaluates the branch again. Its next accepted subsampled move then counted on from that version, back to the
+// version that the sections left stale by its first move still held: they passed for fresh and were never repaired.
+TEST_CASE("a border whose version was reset by a new branch does not take the version of its stale sections") {
+  Engine e(2);
+  std::string program =
+      "[assume b (scope_include 'b 0 (flip 0.5))]"
+      "[assume w (if b (scope_include 'w 0 (normal 0 1)) (scope_include 'w 1 (normal 1 2)))]";
+  for (int i = 0; i < 10; ++i) program += fmt::format("[observe (normal w 1) {}]", 0.2 * i);
+  test::run(e, program);
+  BlockSpec w = w_all(), b = w_all();
+  w.mode = BlockSpec::Mode::kOne;
+  b.scope = "b";
+  b.kernel = "mh";
+  SubsampledOptions so;
+  so.batch = 2;
+  so.epsilon = 0.5;
+  so.drift_sigma = 0.5;
+  SubsampledState state;
+  MhOptions flip;
+  flip.decision = MhOptions::Decision::kAccept;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 50 && e.trace().stale_borders().empty(); ++i) subsampled_mh_transition(e.trace(), w, so, state);
+    REQUIRE_FALSE(e.trace().stale_borders().empty());
+    if (round == 0) mh_transition(e.trace(), b, flip);  // repairs the sections it reads, then a new branch
+  }
+  refresh_all(e.trace());
+  CHECK(test::inconsistent_nodes(e) == 0);
+}
+
 TEST_CASE("a full refresh after a long subsampled run makes every deterministic node agree with its inputs") {
   Engine e(2);
   test::run(e, logistic_program(120, 8) + "[predict (* 2 (lookup w 1))]");
