@@ -469,7 +469,8 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     }
   } catch (...) {
     // In the order of a rejection: the border gets its old value back first. Restored while it still had the
-    // proposed one, a section asked (mem z) for the family of the proposed key, which no Db holds.
+    // proposed one, a section would recompute its deterministic nodes from that value, or ask (mem z) for the
+    // family of the proposed key, which no Db holds.
     Db xi_db(t_);
     detach_and_extract(t_, global, xi_db);
     regen_and_attach(t_, global, true, rho_db);
