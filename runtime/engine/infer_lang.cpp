@@ -371,14 +371,18 @@ std::string data_touched(const KernelRecord& r) {
 
 void run(Engine& engine, const InferOp& op) {
   switch (op.kind) {
+    // Each transition is a transaction: one that fails leaves the trace as it was before it, its random stream
+    // and the order of its choices too (docs/language.md); the kernel itself restores nodes and values.
     case InferOp::Kind::kMh:
       for (size_t i = 0; i < op.count; ++i) {
+        TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
         bool accepted = mh_transition(engine.trace(), op.block, op.mh);
         count_transition(engine, op, accepted);
       }
       return;
     case InferOp::Kind::kSubsampled:
       for (size_t i = 0; i < op.count; ++i) {
+        TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
         const SubsampledStats before = op.sub_state->stats;
         bool accepted = subsampled_mh_transition(engine.trace(), op.block, op.sub, *op.sub_state);
         KernelRecord& r = count_transition(engine, op, accepted);

@@ -120,8 +120,8 @@ Node* Trace::global(std::string_view name) const {
   return it == globals_.end() ? nullptr : it->second;
 }
 
-void Trace::begin_transaction() {
-  ++shape_epoch_;
+void Trace::begin_transaction(bool moves_shape) {
+  if (moves_shape) ++shape_epoch_;
   if (transaction_depth_++ > 0) return;
   rng_at_begin_ = rng_;
   random_choices_.record(true);

@@ -34,8 +34,10 @@ class Trace {
 
   /// A directive's transaction (nested ones join the outermost): if it fails, the random stream and the order
   /// of random choices, scopes and blocks are put back as they were, so later directives cannot tell that it
-  /// ran. Nodes and values are restored by the directive itself.
-  void begin_transaction();
+  /// ran. Nodes and values are restored by the directive itself. An [infer] makes one per transition with
+  /// moves_shape false: a transition moves shape_epoch() itself where it changes the shape, and moving it at each
+  /// one would drop the chains subsampled_mh caches between its transitions.
+  void begin_transaction(bool moves_shape = true);
   void end_transaction(bool failed);
 
   // Node lifecycle. Creating a lookup or an application adds the child edges to its parents.
@@ -159,7 +161,9 @@ Procedure& operator_procedure(const OutputNode* out);
 /// Scopes a directive as one transaction of the trace (Trace::begin_transaction); failed if left by an exception.
 class TraceTransaction {
  public:
-  explicit TraceTransaction(Trace& t) : t_(t), exceptions_(std::uncaught_exceptions()) { t_.begin_transaction(); }
+  explicit TraceTransaction(Trace& t, bool moves_shape = true) : t_(t), exceptions_(std::uncaught_exceptions()) {
+    t_.begin_transaction(moves_shape);
+  }
   TraceTransaction(const TraceTransaction&) = delete;
   TraceTransaction& operator=(const TraceTransaction&) = delete;
   ~TraceTransaction() { t_.end_transaction(std::uncaught_exceptions() > exceptions_); }
