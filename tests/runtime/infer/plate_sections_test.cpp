@@ -10,6 +10,7 @@
 #include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/trace/plate.hpp"
+#include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
 
 namespace vnt {
@@ -42,13 +43,7 @@ void load(Engine& e, int nodes, int rows, uint64_t seed) {
   }
 }
 
-BlockSpec w_all() {
-  BlockSpec s;
-  s.scope = "w";
-  s.mode = BlockSpec::Mode::kAll;
-  s.kernel = std::string("subsampled_mh");
-  return s;
-}
+BlockSpec w_all() { return test::block("w", BlockSpec::Mode::kAll, "subsampled_mh"); }
 
 Eigen::VectorXd w_of(Engine& e) { return *std::get<VectorPtr>(e.report("w")); }
 

@@ -13,19 +13,13 @@
 #include "runtime/infer/section_chain.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/regen/refresh.hpp"
+#include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
 
 namespace vnt {
 namespace {
 
-BlockSpec block(const char* scope, BlockSpec::Mode mode, const char* kernel, Value value = {}) {
-  BlockSpec s;
-  s.scope = std::string(scope);
-  s.mode = mode;
-  s.kernel = std::string(kernel);
-  s.block = std::move(value);
-  return s;
-}
+using test::block;
 
 /// The border of the one principal node of a block given by value or `all` (neither draws from the rng).
 BorderInfo border_of(Engine& e, const BlockSpec& spec) {

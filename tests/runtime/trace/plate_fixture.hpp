@@ -11,19 +11,14 @@
 
 #include "runtime/infer/mix.hpp"
 #include "runtime/trace/plate.hpp"
+#include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
 
 namespace vnt::plate_test {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
-inline BlockSpec block(const char* scope, BlockSpec::Mode mode, const char* kernel = "mh") {
-  BlockSpec s;
-  s.scope = std::string(scope);
-  s.mode = mode;
-  s.kernel = std::string(kernel);
-  return s;
-}
+using test::block;
 
 /// The plate of the last directive, or nullptr if it took the general path.
 inline PlateNode* last_plate(Engine& e) {
