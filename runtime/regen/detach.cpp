@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/regen/regen.hpp"
+#include "runtime/regen/scratch_stack.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
 #include "runtime/trace/builtins.hpp"
@@ -42,6 +43,15 @@ std::optional<double> ArgBuffer::log_odds(size_t i) const {
   return p->sp().log_odds(inner.args(p->aux()));
 }
 
+namespace {
+
+std::vector<Node*>& detach_scratch() {
+  thread_local std::vector<Node*> stack;
+  return stack;
+}
+
+}  // namespace
+
 const SpProcedure* primitive_at(const OutputNode* out) {
   const Procedure& p = operator_procedure(out);
   return p.kind() == Procedure::Kind::kPrimitive ? static_cast<const SpProcedure*>(&p) : nullptr;
@@ -80,25 +90,35 @@ double Detach::detach(Node* n) {
   return w + extract_parents(n);
 }
 
-double Detach::extract(Node* n) {
-  int* count = s_.drg.find(n);
-  if (count == nullptr) return 0;
-  VNT_ASSERT(*count > 0, "regen count underflow");
-  if (--*count > 0) return 0;
-  double w = 0;
-  if (n->kind == NodeKind::kRequest) {
-    w += uneval_requests(as_request(n));
-    w += unapply_psp(n);
-  } else if (n->kind == NodeKind::kOutput) {
-    w += unapply_psp(n);
-  }
-  return w + extract_parents(n);
-}
+double Detach::extract(Node* n) { return release(n, true); }
 
-double Detach::extract_parents(Node* n) {
+double Detach::extract_parents(Node* n) { return release(n, false); }
+
+double Detach::release(Node* top, bool release_top) {
+  // Depth-first with an explicit stack, in the order a recursion over the parents would take: a scaffold can be
+  // a chain of deterministic nodes as long as the program, deeper than any thread stack.
+  ScratchStack<Node*> stack(detach_scratch());
+  stack.push(top);
   double w = 0;
-  if (n->kind == NodeKind::kOutput) w += extract_esr_parents(as_output(n));
-  for (size_t i = definite_parent_count(n); i > 0; --i) w += extract(definite_parent(n, i - 1));
+  for (bool first = true; !stack.empty(); first = false) {
+    Node* n = stack.pop();
+    if (!first || release_top) {
+      int* count = s_.drg.find(n);
+      if (count == nullptr) continue;
+      VNT_ASSERT(*count > 0, "regen count underflow");
+      if (--*count > 0) continue;
+      if (n->kind == NodeKind::kRequest) {
+        w += uneval_requests(as_request(n));
+        w += unapply_psp(n);
+      } else if (n->kind == NodeKind::kOutput) {
+        w += unapply_psp(n);
+      }
+    }
+    // Pushed so that the last ESR parent comes off first, then the definite parents from the last one.
+    for (size_t i = 0, k = definite_parent_count(n); i < k; ++i) stack.push(definite_parent(n, i));
+    if (n->kind == NodeKind::kOutput)
+      for (Node* e : as_output(n)->esr_parents) stack.push(e);
+  }
   return w;
 }
 

@@ -7,6 +7,7 @@
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/regen/refresh.hpp"
+#include "runtime/regen/scratch_stack.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
 #include "runtime/trace/builtins.hpp"
@@ -14,6 +15,27 @@
 
 namespace vnt {
 namespace {
+
+/// A node whose parents regen is putting in place; `count` is its regen count (null: only its parents).
+struct RegenFrame {
+  Node* node;
+  int* count;
+  size_t done;  // parents in place so far: the definite ones, then the ESR ones
+};
+
+std::vector<RegenFrame>& regen_scratch() {
+  thread_local std::vector<RegenFrame> stack;
+  return stack;
+}
+
+/// Parent number `i` of `n`: its definite parents, then the roots of the families it requested.
+Node* parent_at(Node* n, size_t i) {
+  const size_t definite = definite_parent_count(n);
+  if (i < definite) return definite_parent(n, i);
+  if (n->kind != NodeKind::kOutput) return nullptr;
+  const std::vector<Node*>& esr = as_output(n)->esr_parents;
+  return i - definite < esr.size() ? esr[i - definite] : nullptr;
+}
 
 SourceSpan span_of(const Node* n) { return n->expr ? n->expr->span : SourceSpan{}; }
 
@@ -101,48 +123,65 @@ double Regen::regen_and_attach() {
 double Regen::regen(Node* n) {
   int* count = s_.drg.find(n);
   if (count == nullptr) return 0;
-  double w = 0;
-  if (*count == 0) {
-    w += regen_parents(n);
-    try {
-      if (n->kind == NodeKind::kLookup) {
-        n->value = as_lookup(n)->source->value;
-      } else if (n->kind == NodeKind::kRequest) {
-        w += apply_psp(n);
-        w += eval_requests(as_request(n));
-      } else if (n->kind == NodeKind::kOutput) {
-        w += apply_psp(n);
-      }
-    } catch (...) {
-      undo_.extract_parents(n);
-      throw;
-    }
+  if (*count > 0) {
+    ++*count;
+    return 0;
   }
-  ++*count;
+  return walk(n, count);
+}
+
+double Regen::regen_parents(Node* n) { return walk(n, nullptr); }
+
+double Regen::walk(Node* top, int* top_count) {
+  // Depth-first with an explicit stack, in the order a recursion over the parents would take: a scaffold can be
+  // a chain of deterministic nodes as long as the program, deeper than any thread stack.
+  ScratchStack<RegenFrame> stack(regen_scratch());
+  stack.push({top, top_count, 0});
+  double w = 0;
+  try {
+    while (!stack.empty()) {
+      RegenFrame& f = stack.top();
+      if (Node* p = parent_at(f.node, f.done)) {
+        int* count = s_.drg.find(p);
+        if (count != nullptr && *count == 0) {
+          stack.push({p, count, 0});
+        } else {
+          if (count != nullptr) ++*count;
+          ++f.done;
+        }
+        continue;
+      }
+      // Every parent is in place. Copied: a nested walk (a family evaluated by a request) may move the stack.
+      const RegenFrame done = f;
+      if (done.count != nullptr) {
+        w += apply_node(done.node);
+        ++*done.count;
+      }
+      stack.pop();
+      if (!stack.empty()) ++stack.top().done;
+    }
+  } catch (...) {
+    // A step that throws undoes itself; each unfinished node gives back the parents it has regenerated.
+    while (!stack.empty()) {
+      const RegenFrame f = stack.pop();
+      for (size_t i = f.done; i > 0; --i) undo_.extract(parent_at(f.node, i - 1));
+    }
+    throw;
+  }
   return w;
 }
 
-double Regen::regen_parents(Node* n) {
-  double w = 0;
-  const size_t count = definite_parent_count(n);
-  size_t done = 0;
-  try {
-    for (; done < count; ++done) w += regen(definite_parent(n, done));
-  } catch (...) {
-    while (done > 0) undo_.extract(definite_parent(n, --done));
-    throw;
+double Regen::apply_node(Node* n) {
+  if (n->kind == NodeKind::kLookup) {
+    n->value = as_lookup(n)->source->value;
+    return 0;
   }
-  if (n->kind != NodeKind::kOutput) return w;
-  OutputNode* out = as_output(n);
-  size_t esr_done = 0;
-  try {
-    for (; esr_done < out->esr_parents.size(); ++esr_done) w += regen(out->esr_parents[esr_done]);
-  } catch (...) {
-    while (esr_done > 0) undo_.extract(out->esr_parents[--esr_done]);
-    for (size_t i = count; i > 0; --i) undo_.extract(definite_parent(n, i - 1));
-    throw;
+  if (n->kind == NodeKind::kRequest) {
+    double w = apply_psp(n);  // builds the requests eval_requests evaluates
+    return w + eval_requests(as_request(n));
   }
-  return w;
+  if (n->kind == NodeKind::kOutput) return apply_psp(n);
+  return 0;
 }
 
 double Regen::attach(Node* n) {

@@ -62,7 +62,7 @@ class Detach {
   double detach_and_extract();
   double detach(Node* n);             // an absorbing node
   double extract(Node* n);            // release one consumer's hold; unapply at zero
-  double extract_parents(Node* n);
+  double extract_parents(Node* n);    // extract each parent of `n` (which itself stays)
   double uneval_family(Node* root);
   double unapply(OutputNode* out);
   double unapply_psp(Node* n);
@@ -73,6 +73,8 @@ class Detach {
   double pop_esr(RequestNode* r);
 
  private:
+  double release(Node* top, bool release_top);
+
   Trace& t_;
   Scaffold& s_;
   Db& db_;
@@ -98,6 +100,8 @@ class Regen {
   double constrain(Node* root);
 
  private:
+  double walk(Node* top, int* top_count);  // regen `top`'s parents, then `top` itself if it has a count
+  double apply_node(Node* n);              // a node whose parents are in place
   Node* finish_application(OutputNode* out, double* w);
   void discard_new_application(OutputNode* out);
   Node* eval_esr(RequestNode* r, size_t i, double* w);
