@@ -99,95 +99,117 @@ Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>(options.seed)) 
   ParamMap params(options.params.begin(), options.params.end());
   impl_->engine.set_params(std::move(params));
   impl_->engine.trace().set_max_eval_depth(options.max_depth);
-  impl_->engine.set_output([this](const Value& v, const Directive&) { impl_->outputs.push_back(to_datum(v)); });
+  // Captures the Impl, not this: a move hands the Impl to another Runtime and leaves this one empty.
+  impl_->engine.set_output([impl = impl_.get()](const Value& v, const Directive&) {
+    impl->outputs.push_back(to_datum(v));
+  });
 }
 
 Runtime::~Runtime() = default;
 Runtime::Runtime(Runtime&&) noexcept = default;
 Runtime& Runtime::operator=(Runtime&&) noexcept = default;
 
+Runtime::Impl& Runtime::impl(std::string_view method) const {
+  // A moved-from Runtime has no Impl; a clear error beats the null dereference it would otherwise be.
+  if (impl_ == nullptr)
+    translate(Error(ErrorKind::kDomain,
+                    fmt::format("vnt::Runtime::{}: this runtime was moved from (assign a new Runtime to it first)",
+                                method)));
+  return *impl_;
+}
+
 std::vector<Datum> Runtime::execute(std::string_view program, std::string_view source_name) {
-  impl_->outputs.clear();
+  Impl& im = impl("execute");
+  im.outputs.clear();
   guarded([&] {
-    impl_->engine.run_source(source(source_name, program));
+    im.engine.run_source(source(source_name, program));
     return 0;
   });
-  return std::move(impl_->outputs);
+  return std::move(im.outputs);
 }
 
 std::vector<Datum> Runtime::execute_file(const std::string& path) {
+  impl("execute_file");
   std::string text = guarded([&] { return read_text_file(path); });
   return execute(text, path);
 }
 
 Datum Runtime::assume(std::string_view name, std::string_view expression) {
+  Impl& im = impl("assume");
   return guarded([&] {
     require_symbol(name, "assume");
-    return to_datum(impl_->engine.assume(std::string(name), impl_->expression(expression)));
+    return to_datum(im.engine.assume(std::string(name), im.expression(expression)));
   });
 }
 
 void Runtime::observe(std::string_view expression, const Datum& value) {
+  Impl& im = impl("observe");
   guarded([&] {
-    impl_->engine.observe(impl_->expression(expression), from_datum(value));
+    im.engine.observe(im.expression(expression), from_datum(value));
     return 0;
   });
 }
 
 void Runtime::observe_apply(std::string_view procedure, const std::vector<Datum>& args, const Datum& value) {
+  Impl& im = impl("observe_apply");
   guarded([&] {
     std::vector<Value> vs;
     vs.reserve(args.size());
     for (const Datum& a : args) vs.push_back(from_datum(a));
-    impl_->engine.observe_apply(std::string(procedure), vs, from_datum(value));
+    im.engine.observe_apply(std::string(procedure), vs, from_datum(value));
     return 0;
   });
 }
 
 Datum Runtime::predict(std::string_view expression, std::string_view label) {
+  Impl& im = impl("predict");
   return guarded([&] {
     if (!label.empty()) require_symbol(label, "predict: the label");
-    return to_datum(impl_->engine.predict(impl_->expression(expression), std::string(label)));
+    return to_datum(im.engine.predict(im.expression(expression), std::string(label)));
   });
 }
 
 Datum Runtime::sample(std::string_view expression) {
-  return guarded([&] { return to_datum(impl_->engine.sample(impl_->expression(expression))); });
+  Impl& im = impl("sample");
+  return guarded([&] { return to_datum(im.engine.sample(im.expression(expression))); });
 }
 
 void Runtime::infer(std::string_view program) {
+  Impl& im = impl("infer");
   guarded([&] {
-    auto file = source(fmt::format("<api:{}>", ++impl_->counter), program);
-    impl_->engine.infer(substitute_params(parser::parse_expression(file), impl_->engine.params()));
+    auto file = source(fmt::format("<api:{}>", ++im.counter), program);
+    im.engine.infer(substitute_params(parser::parse_expression(file), im.engine.params()));
     return 0;
   });
 }
 
 void Runtime::forget(std::string_view label) {
+  Impl& im = impl("forget");
   guarded([&] {
-    impl_->engine.forget(std::string(label));
+    im.engine.forget(std::string(label));
     return 0;
   });
 }
 
 Datum Runtime::report(std::string_view label) const {
-  return guarded([&] { return to_datum(impl_->engine.report(std::string(label))); });
+  Impl& im = impl("report");
+  return guarded([&] { return to_datum(im.engine.report(std::string(label))); });
 }
 
-std::vector<std::string> Runtime::draw_columns() const { return impl_->engine.draws().columns(); }
+std::vector<std::string> Runtime::draw_columns() const { return impl("draw_columns").engine.draws().columns(); }
 
 std::vector<double> Runtime::draws(std::string_view column) const {
-  const Draws& d = impl_->engine.draws();
+  const Draws& d = impl("draws").engine.draws();
   for (size_t i = 0; i < d.columns().size(); ++i)
     if (d.columns()[i] == column) return d.column(i);
   return {};
 }
 
-size_t Runtime::draw_rows() const { return impl_->engine.draws().rows(); }
+size_t Runtime::draw_rows() const { return impl("draw_rows").engine.draws().rows(); }
 
 std::vector<KernelReport> Runtime::kernel_reports() const {
   std::vector<KernelReport> out;
-  for (const KernelRecord& r : impl_->engine.kernel_reports()) {
+  for (const KernelRecord& r : impl("kernel_reports").engine.kernel_reports()) {
     out.push_back(KernelReport{r.kernel, r.scope, r.block, span_location(r.span), r.transitions, r.accepted,
                                r.subsampled_transitions, r.sections_visited, r.sections_total, r.exact_transitions});
   }

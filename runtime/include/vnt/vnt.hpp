@@ -85,6 +85,7 @@ class Runtime {
  public:
   explicit Runtime(Options options = {});
   ~Runtime();
+  /// A moved-from Runtime can be destroyed or assigned to; every other method throws RuntimeError on it.
   Runtime(Runtime&&) noexcept;
   Runtime& operator=(Runtime&&) noexcept;
 
@@ -122,6 +123,8 @@ class Runtime {
 
  private:
   struct Impl;
+  /// The Impl; throws RuntimeError (naming `method`) if this Runtime was moved from.
+  Impl& impl(std::string_view method) const;
   std::unique_ptr<Impl> impl_;
 };
 

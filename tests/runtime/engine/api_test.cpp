@@ -243,3 +243,43 @@ TEST_CASE("a Datum made from text holds a string (a string literal used to conve
   rt.observe_apply("f", {"abc"}, 2.5);
   rt.observe_apply("f", {std::string("de")}, 2.0);
 }
+
+TEST_CASE("a moved-from Runtime throws on every method, and can still be destroyed and assigned to") {
+  vnt::Runtime a(seeded(3));
+  a.assume("m", "(normal 0 1)");
+  vnt::Runtime b(std::move(a));
+  auto moved_from = [](auto&& call, const char* method) {
+    vnt::RuntimeError e = error_of(call);
+    CHECK(e.message() == std::string("vnt::Runtime::") + method +
+                             ": this runtime was moved from (assign a new Runtime to it first)");
+    CHECK(e.location().empty());
+  };
+  moved_from([&] { a.execute("[predict 1]"); }, "execute");
+  moved_from([&] { a.execute_file("no_such_file.vnt"); }, "execute_file");
+  moved_from([&] { a.assume("x", "1"); }, "assume");
+  moved_from([&] { a.observe("(normal 0 1)", 0.5); }, "observe");
+  moved_from([&] { a.observe_apply("normal", {0.0, 1.0}, 0.5); }, "observe_apply");
+  moved_from([&] { a.predict("1"); }, "predict");
+  moved_from([&] { a.sample("1"); }, "sample");
+  moved_from([&] { a.infer("(mh default one 1)"); }, "infer");
+  moved_from([&] { a.forget("m"); }, "forget");
+  moved_from([&] { a.report("m"); }, "report");
+  moved_from([&] { a.draw_columns(); }, "draw_columns");
+  moved_from([&] { a.draws("m"); }, "draws");
+  moved_from([&] { a.draw_rows(); }, "draw_rows");
+  moved_from([&] { a.kernel_reports(); }, "kernel_reports");
+  // The runtime that took the state has it, outputs included (they used to go to the moved-from object).
+  CHECK(b.report("m").is_number());
+  std::vector<vnt::Datum> out = b.execute("[predict 2]");
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].as_double() == 2.0);
+  // Assigning a new Runtime makes it usable again; assigning a moved-from one empties the target.
+  a = vnt::Runtime(seeded(4));
+  CHECK(a.execute("[predict 3]").at(0).as_double() == 3.0);
+  vnt::Runtime c(std::move(b));
+  b = std::move(a);
+  CHECK(b.execute("[predict 4]").at(0).as_double() == 4.0);
+  CHECK(c.execute("[predict m]").size() == 1);
+  a = vnt::Runtime(std::move(a));  // moving from an empty runtime is fine too
+  CHECK_THROWS_AS(a.predict("1"), vnt::RuntimeError);
+}
