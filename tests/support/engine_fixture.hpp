@@ -18,11 +18,18 @@ inline void run(Engine& e, const std::string& text, const std::string& name = "t
   e.run_source(std::make_shared<const SourceFile>(SourceFile{name, text}));
 }
 
-inline std::string fingerprint_of(Engine& e) {
+/// The roots of every directive's families: an observe_csv kept one family per row (plates off, or a body no
+/// plate can run) has no root of its own, only the root of each row.
+inline std::vector<Node*> directive_roots(Engine& e) {
   std::vector<Node*> roots;
-  for (const auto& r : e.directives()) roots.push_back(r.root);
-  return fingerprint(e.trace(), roots);
+  for (const DirectiveRecord& r : e.directives()) {
+    if (r.root != nullptr) roots.push_back(r.root);
+    roots.insert(roots.end(), r.rows.begin(), r.rows.end());
+  }
+  return roots;
 }
+
+inline std::string fingerprint_of(Engine& e) { return fingerprint(e.trace(), directive_roots(e)); }
 
 /// The value of an expression evaluated against the current trace (sample semantics), as a number.
 inline double sample_number(Engine& e, const std::string& text) {
@@ -33,8 +40,7 @@ inline double sample_number(Engine& e, const std::string& text) {
 
 /// Counts deterministic nodes whose value differs from what their inputs give now (stale values).
 inline size_t inconsistent_nodes(Engine& e) {
-  std::vector<Node*> todo;
-  for (const auto& r : e.directives()) todo.push_back(r.root);
+  std::vector<Node*> todo = directive_roots(e);
   std::unordered_set<Node*> seen;
   size_t bad = 0;
   Rng rng(0);

@@ -1,5 +1,5 @@
 // Helpers shared by the plate tests (tests/runtime/trace/plate*_test.cpp): engines with and without plates, the
-// plate of the last directive, a fingerprint covering rows kept one family per row, and two row generators.
+// plate of the last directive, and two row generators.
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
@@ -25,16 +25,6 @@ inline PlateNode* last_plate(Engine& e) {
   if (e.directives().empty()) return nullptr;
   Node* root = e.directives().back().root;
   return root != nullptr && root->kind == NodeKind::kPlate ? as_plate(root) : nullptr;
-}
-
-/// fingerprint_of, also covering the rows of an observe_csv that took the general path (whose root is null).
-inline std::string full_fingerprint(Engine& e) {
-  std::vector<Node*> roots;
-  for (const DirectiveRecord& r : e.directives()) {
-    if (r.root != nullptr) roots.push_back(r.root);
-    roots.insert(roots.end(), r.rows.begin(), r.rows.end());
-  }
-  return fingerprint(e.trace(), roots);
 }
 
 inline double number(Engine& e, const std::string& name) { return std::get<double>(e.report(name)); }

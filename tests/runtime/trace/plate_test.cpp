@@ -172,7 +172,7 @@ TEST_CASE("linear_logistic's sizes in a plate: a bias if w is one longer, none i
     Engine b(3);
     b.set_plates(plates);
     test::run(b, "[assume w (vector 1 2 3 4)] [assume f (lambda (x) (bernoulli (linear_logistic w x)))]");
-    const std::string before = full_fingerprint(b);
+    const std::string before = test::fingerprint_of(b);
     const size_t nodes = b.trace().live_nodes();
     try {
       b.observe_apply("f", {vec2(0.3, 0.4)}, Value(1.0));
@@ -184,7 +184,7 @@ TEST_CASE("linear_logistic's sizes in a plate: a bias if w is one longer, none i
       CHECK(err.span().line == 1);
       CHECK(err.span().col == 62);  // the application (linear_logistic w x) in the lambda's body
     }
-    CHECK(full_fingerprint(b) == before);
+    CHECK(test::fingerprint_of(b) == before);
     CHECK(b.trace().live_nodes() == nodes);
     CHECK(b.directives().size() == 2);
   }
@@ -286,7 +286,7 @@ TEST_CASE("plan_plate compiles global lambdas of builtin applications ending in 
     }
     CHECK((last_plate(p.on) != nullptr) == c.compiled);
     CHECK(last_plate(p.off) == nullptr);
-    if (!c.compiled) CHECK(full_fingerprint(p.on) == full_fingerprint(p.off));
+    if (!c.compiled) CHECK(test::fingerprint_of(p.on) == test::fingerprint_of(p.off));
     // Either way, inference gives the same values: the rows are scored by the same SPs.
     test::run(p.on, "[infer (mh default one 'drift 0.2 30)]");
     test::run(p.off, "[infer (mh default one 'drift 0.2 30)]");
@@ -322,7 +322,7 @@ void for_each_error_case(const std::function<void(const ErrorCase&, const Raised
     Raised raised[2];
     for (int k = 0; k < 2; ++k) {
       Engine& e = k == 0 ? p.on : p.off;
-      const std::string before = full_fingerprint(e);
+      const std::string before = test::fingerprint_of(e);
       const size_t nodes = e.trace().live_nodes();
       try {
         e.observe_apply("f", {Value(1.0)}, Value(0.5));
@@ -333,7 +333,7 @@ void for_each_error_case(const std::function<void(const ErrorCase&, const Raised
         raised[k].position = fmt::format("{}:{}", err.span().line, err.span().col);
         for (const ErrorFrame& f : err.frames()) raised[k].frames += f.text + "\n";
       }
-      CHECK(full_fingerprint(e) == before);
+      CHECK(test::fingerprint_of(e) == before);
       CHECK(e.trace().live_nodes() == nodes);
       CHECK(e.directives().size() == 2);
     }

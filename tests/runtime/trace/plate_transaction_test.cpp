@@ -48,7 +48,7 @@ TEST_CASE("observe_csv with an impossible row fails naming path:line and leaves 
       e.set_plates(plates);
       test::run(e, c.program);
       REQUIRE(plan_plate(e.trace(), "f").has_value());
-      const std::string before = full_fingerprint(e);
+      const std::string before = test::fingerprint_of(e);
       const size_t nodes = e.trace().live_nodes();
       try {
         test::run(e, "\n  d: [observe_csv f \"" + c.path + "\" y]", "csv.vnt");
@@ -61,7 +61,7 @@ TEST_CASE("observe_csv with an impossible row fails naming path:line and leaves 
         CHECK(err.span().file->name == "csv.vnt");
         CHECK(err.span().line == 2);
       }
-      CHECK(full_fingerprint(e) == before);
+      CHECK(test::fingerprint_of(e) == before);
       CHECK(e.trace().live_nodes() == nodes);
       CHECK(e.directives().size() == 2);
       // The label is free, and the name f can be forgotten: nothing holds it.
@@ -70,13 +70,34 @@ TEST_CASE("observe_csv with an impossible row fails naming path:line and leaves 
   }
 }
 
+// test::fingerprint_of took every directive's root, and an observe_csv kept one family per row has none (it
+// crashed on the null root); it must cover the rows instead.
+TEST_CASE("fingerprint_of covers the rows of an observe_csv stored without plates") {
+  const std::string a = write_csv("rows_a.csv", "y,x\n0.5,1\n1.5,2\n");
+  const std::string b = write_csv("rows_b.csv", "y,x\n0.5,1\n1.25,2\n");
+  auto load = [](const std::string& path) {
+    auto e = std::make_unique<Engine>(5);
+    e->set_plates(false);
+    test::run(*e, "[assume m (normal 0 1)] [assume f (lambda (x) (normal (* m (lookup x 0)) 1))]");
+    test::run(*e, "d: [observe_csv f \"" + path + "\" y]");
+    REQUIRE(e->directives().back().root == nullptr);
+    return e;
+  };
+  std::unique_ptr<Engine> ea = load(a), eb = load(b), ea2 = load(a);
+  CHECK(test::fingerprint_of(*ea) == test::fingerprint_of(*ea2));
+  CHECK(test::fingerprint_of(*ea) != test::fingerprint_of(*eb));  // the observed values are part of it
+  CHECK(test::inconsistent_nodes(*ea) == 0);
+  test::run(*ea, "[forget d]");
+  CHECK(test::fingerprint_of(*ea).find("obs") == std::string::npos);
+}
+
 TEST_CASE("observe_apply: an impossible row is not appended to the plate, and later rows are") {
   Engine e(37);
   test::run(e, kFused);
   for (int i = 0; i < 10; ++i) e.observe_apply("f", {vec2(i, 1)}, Value(i % 2 == 0 ? 1.0 : 0.0));
   PlateNode* p = last_plate(e);
   REQUIRE(p != nullptr);
-  const std::string before = full_fingerprint(e);
+  const std::string before = test::fingerprint_of(e);
   const size_t nodes = e.trace().live_nodes();
   const double total = p->total;
   auto refused = [&](const Value& x, const Value& y, ErrorKind kind, const std::string& message) {
@@ -92,7 +113,7 @@ TEST_CASE("observe_apply: an impossible row is not appended to the plate, and la
     CHECK(p->observed.size() == 10);
     CHECK(p->total == total);
     CHECK(p->total_valid);
-    CHECK(full_fingerprint(e) == before);
+    CHECK(test::fingerprint_of(e) == before);
     CHECK(e.trace().live_nodes() == nodes);
     CHECK(e.directives().size() == 3);
   };
@@ -108,7 +129,7 @@ TEST_CASE("observe_apply: an impossible row is not appended to the plate, and la
   CHECK(close(p->total, total - 2 * std::log(2.0), 1e-14));  // w = 0: each new row has probability 1/2
 
   // An impossible first row attaches nothing.
-  const std::string before_new = full_fingerprint(e);
+  const std::string before_new = test::fingerprint_of(e);
   const size_t nodes_new = e.trace().live_nodes();
   test::run(e, "[assume g (lambda (x) (normal x 1))]");
   const size_t directives = e.directives().size();
@@ -116,7 +137,7 @@ TEST_CASE("observe_apply: an impossible row is not appended to the plate, and la
   CHECK(e.directives().size() == directives);
   CHECK(e.trace().live_nodes() == nodes_new + 1);
   test::run(e, "[forget g]");
-  CHECK(full_fingerprint(e) == before_new);
+  CHECK(test::fingerprint_of(e) == before_new);
   CHECK(e.trace().live_nodes() == nodes_new);
 }
 
@@ -124,7 +145,7 @@ TEST_CASE("forget removes a plate; the globals it reads cannot be forgotten befo
   const std::string path = write_csv("good.csv", "y,x1,x2\n1,0.5,0.1\n0,-0.3,0.2\n1,0.1,0.1\n1,1,1\n");
   Engine e(41);
   test::run(e, kFused);
-  const std::string before = full_fingerprint(e);
+  const std::string before = test::fingerprint_of(e);
   const size_t nodes = e.trace().live_nodes();
   test::run(e, "d: [observe_csv f \"" + path + "\" y]");
   PlateNode* p = last_plate(e);
@@ -142,7 +163,7 @@ TEST_CASE("forget removes a plate; the globals it reads cannot be forgotten befo
   }
   test::run(e, "[forget d]");
   CHECK(e.trace().live_nodes() == nodes);
-  CHECK(full_fingerprint(e) == before);
+  CHECK(test::fingerprint_of(e) == before);
   CHECK(e.trace().global("w")->children.empty());
   CHECK(e.trace().global("w")->plate_children == 0);
   test::run(e, "[forget f] [forget w]");
@@ -260,11 +281,11 @@ TEST_CASE("a rejected mh move on a block whose scaffold holds the plate restores
     MhOptions mo;
     if (drift) mo.drift_sigma = 0.3;
     mo.decision = MhOptions::Decision::kReject;
-    const std::string before = full_fingerprint(e);
+    const std::string before = test::fingerprint_of(e);
     const double total = p->total, mu = number(e, "mu"), sig = number(e, "sig");
     REQUIRE(p->total_valid);
     for (int i = 0; i < 5; ++i) CHECK(!mh_transition(e.trace(), all, mo));
-    CHECK(full_fingerprint(e) == before);
+    CHECK(test::fingerprint_of(e) == before);
     CHECK(number(e, "mu") == mu);
     CHECK(number(e, "sig") == sig);
     CHECK(p->total == total);  // bitwise: restored from the Db, not rescored
@@ -280,12 +301,12 @@ TEST_CASE("a rejected mh move on a block whose scaffold holds the plate restores
   mo.drift_sigma = 0.2;
   int accepted = 0;
   for (int i = 0; i < 100; ++i) {
-    const std::string before = full_fingerprint(e);
+    const std::string before = test::fingerprint_of(e);
     const double total = p->total;
     if (mh_transition(e.trace(), all, mo)) {
       ++accepted;
     } else {
-      CHECK(full_fingerprint(e) == before);
+      CHECK(test::fingerprint_of(e) == before);
       CHECK(p->total == total);
     }
     CHECK(close(plate_total(*p), PlateEvaluator(*p, current_inputs(*p)).sum(), 1e-12));
@@ -311,11 +332,11 @@ TEST_CASE("a proposal under which a plate row raises a domain error is rejected 
     const BlockSpec spec = block("t", BlockSpec::Mode::kAll);
     int rejected = 0;
     for (int i = 0; i < 60; ++i) {
-      const std::string before = full_fingerprint(e);
+      const std::string before = test::fingerprint_of(e);
       const double t = number(e, "t");
       if (!mh_transition(e.trace(), spec, mo)) {
         ++rejected;
-        CHECK(full_fingerprint(e) == before);
+        CHECK(test::fingerprint_of(e) == before);
         CHECK(number(e, "t") == t);
       }
       CHECK(number(e, "t") > 0);
@@ -349,9 +370,9 @@ TEST_CASE("after accepted subsampled moves the plate's total is recomputed befor
   MhOptions mo;
   mo.drift_sigma = 0.05;
   mo.decision = MhOptions::Decision::kReject;
-  const std::string before = full_fingerprint(e);
+  const std::string before = test::fingerprint_of(e);
   mh_transition(e.trace(), block("default", BlockSpec::Mode::kAll), mo);
-  CHECK(full_fingerprint(e) == before);
+  CHECK(test::fingerprint_of(e) == before);
   REQUIRE(p->total_valid);
   CHECK(close(p->total, PlateEvaluator(*p, current_inputs(*p)).sum(), 1e-12));
 }
