@@ -214,16 +214,29 @@ CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool 
   return table;
 }
 
-bool csv_has_header(std::string_view text, const std::string& name) {
+namespace {
+
+// The cells of the first record that is not blank; false if there is none.
+bool first_record(std::string_view text, const std::string& name, std::vector<Cell>& cells) {
   Scanner scanner(text, name);
-  std::vector<Cell> cells;
-  while (scanner.next(cells)) {
-    if (is_blank(cells)) continue;
-    double value = 0.0;
-    return std::any_of(cells.begin(), cells.end(),
-                       [&](const Cell& c) { return read_number(c.text, value) == std::errc::invalid_argument; });
-  }
+  while (scanner.next(cells))
+    if (!is_blank(cells)) return true;
   return false;
+}
+
+}  // namespace
+
+bool csv_has_header(std::string_view text, const std::string& name) {
+  std::vector<Cell> cells;
+  if (!first_record(text, name, cells)) return false;
+  double value = 0.0;
+  return std::any_of(cells.begin(), cells.end(),
+                     [&](const Cell& c) { return read_number(c.text, value) == std::errc::invalid_argument; });
+}
+
+bool csv_has_records(std::string_view text, const std::string& name) {
+  std::vector<Cell> cells;
+  return first_record(text, name, cells);
 }
 
 CsvTable read_csv_numeric(const std::string& path, bool has_header) {

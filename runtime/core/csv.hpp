@@ -37,6 +37,10 @@ CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool 
 /// `name` as parse_csv_numeric does.
 bool csv_has_header(std::string_view text, const std::string& name);
 
+/// Whether the text has a record that is not blank (without one, parse_csv_numeric throws "name: empty file").
+/// A malformed quoted cell in the first record throws kIo, as for csv_has_header.
+bool csv_has_records(std::string_view text, const std::string& name);
+
 /// Reads the file at `path` in one go and parses it as above, naming it `path` in messages.
 /// Throws kIo: "cannot open 'path': <reason>", "cannot read 'path': <reason>", or a parse error.
 CsvTable read_csv_numeric(const std::string& path, bool has_header);

@@ -409,6 +409,9 @@ void Engine::observe_csv(const Directive& d) {
     std::stringstream ss;
     ss << in.rdbuf();
     std::string text = ss.str();
+    // Said here, in the words of the other observe_csv errors about the whole file (the reader's own message,
+    // "path: empty file", reads like a position in the data).
+    if (!csv_has_records(text, path)) raise(ErrorKind::kIo, "observe_csv: '{}' is empty (no header and no rows)", path);
     table = parse_csv_numeric(text, path, csv_has_header(text, path));
   } catch (Error& e) {
     e.attach_span(d.span);

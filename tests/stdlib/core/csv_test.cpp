@@ -124,6 +124,14 @@ TEST_CASE("read_csv_numeric tolerates CRLF, blank lines, spaces, quotes and no f
   CHECK(header_only.rows.empty());
 }
 
+TEST_CASE("csv_has_records: a header or a row is a record, blank lines and a byte order mark are not") {
+  CHECK(csv_has_records("a,b\n", "h.csv"));
+  CHECK(csv_has_records("\n\n1,2", "d.csv"));
+  CHECK(!csv_has_records("", "e.csv"));
+  CHECK(!csv_has_records("\n  \r\n\n", "b.csv"));
+  CHECK(!csv_has_records("\xEF\xBB\xBF\n", "bom.csv"));
+}
+
 TEST_CASE("read_csv_numeric error messages") {
   TempDir dir;
   const std::string missing = dir.path("x.csv");
