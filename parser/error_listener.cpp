@@ -12,35 +12,52 @@
 #include <utility>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/utf8.hpp"
 
 namespace vnt::parser::detail {
 
 SourceMap::SourceMap(std::shared_ptr<const SourceFile> file) : file_(std::move(file)) {
   line_starts_.push_back(0);
   const std::string& text = file_->text;
-  for (size_t i = 0; i < text.size(); ++i)
+  for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\n') line_starts_.push_back(i + 1);
+    if (is_utf8_continuation(text[i])) continuations_.push_back(i);
+  }
 }
 
-void SourceMap::position(size_t offset, uint32_t& line, uint32_t& col) const {
-  auto next = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
-  line = static_cast<uint32_t>(next - line_starts_.begin());
-  col = static_cast<uint32_t>(offset - *(next - 1) + 1);
+uint32_t SourceMap::line_of(size_t offset) const {
+  return static_cast<uint32_t>(std::upper_bound(line_starts_.begin(), line_starts_.end(), offset) -
+                               line_starts_.begin());
+}
+
+size_t SourceMap::line_start(size_t offset) const { return line_starts_[line_of(offset) - 1]; }
+
+uint32_t SourceMap::column(size_t start, size_t offset) const {
+  // Two binary searches rather than a walk over the line, so that long lines of data parse in O(n log n).
+  auto cont = static_cast<size_t>(std::lower_bound(continuations_.begin(), continuations_.end(), offset) -
+                                  std::lower_bound(continuations_.begin(), continuations_.end(), start));
+  return static_cast<uint32_t>(offset - start - cont + 1);
 }
 
 SourceSpan SourceMap::span(size_t begin, size_t end) const {
   SourceSpan s;
   s.file = file_;
-  position(begin, s.line, s.col);
+  s.line = line_of(begin);
+  s.col = column(line_start(begin), begin);
   if (end > begin) {
-    // One past the last byte on the last byte's own line, so a span ending in '\n' stays on that line.
-    position(end - 1, s.end_line, s.end_col);
-    ++s.end_col;
+    // One past the last code point, on the last byte's own line, so a span ending in '\n' stays on that line.
+    s.end_line = line_of(end - 1);
+    s.end_col = column(line_start(end - 1), end);
   } else {
     s.end_line = s.line;
     s.end_col = s.col;
   }
   return s;
+}
+
+size_t SourceMap::offset(size_t line, size_t byte_col) const {
+  if (line == 0 || line > line_starts_.size()) return size();
+  return std::min(size(), line_starts_[line - 1] + byte_col);
 }
 
 std::string_view SourceMap::text(size_t begin, size_t end) const {
@@ -307,12 +324,11 @@ class ThrowingListener final : public antlr4::BaseErrorListener {
   void syntaxError(antlr4::Recognizer*, antlr4::Token* offending, size_t line, size_t col, const std::string& msg,
                    std::exception_ptr) override {
     if (offending == nullptr) {
-      // A lexer error. Vnt.g4's lexer accepts every input, so this is a safety net.
-      SourceSpan span = map_.span(0, 0);
-      span.line = span.end_line = static_cast<uint32_t>(line);
-      span.col = static_cast<uint32_t>(col + 1);
-      span.end_col = span.col + 1;
-      throw Error(ErrorKind::kSyntax, fmt::format("unexpected character ({})", msg), span);
+      // A lexer error. Vnt.g4's lexer accepts every input, so this is a safety net. ANTLR's column counts the
+      // bytes of the line (parse.cpp feeds it one code point per byte).
+      size_t at = map_.offset(line, col);
+      throw Error(ErrorKind::kSyntax, fmt::format("unexpected character ({})", msg),
+                  map_.span(at, std::min(at + 1, map_.size())));
     }
     size_t begin = offending->getStartIndex();
     bool eof = offending->getType() == antlr4::Token::EOF;

@@ -1,4 +1,4 @@
-// Private to parser/: byte offsets to spans, the structural check that gives each common syntax error
+// Private to parser/: byte offsets to spans (columns in code points), the structural check that gives each common syntax error
 // one clear message, and the ANTLR listener that turns anything else into vnt::Error (kSyntax).
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
@@ -17,7 +17,7 @@ class ANTLRErrorListener;
 
 namespace vnt::parser::detail {
 
-/// Maps byte offsets of one SourceFile to 1-based lines and columns (columns count bytes).
+/// Maps byte offsets of one SourceFile to 1-based lines and columns (columns count UTF-8 code points).
 class SourceMap {
  public:
   explicit SourceMap(std::shared_ptr<const SourceFile> file);
@@ -26,12 +26,17 @@ class SourceMap {
   SourceSpan span(size_t begin, size_t end) const;
   std::string_view text(size_t begin, size_t end) const;
   size_t size() const { return file_->text.size(); }
+  /// The byte offset of byte `byte_col` (0-based) of a 1-based line, clamped to the text.
+  size_t offset(size_t line, size_t byte_col) const;
 
  private:
-  void position(size_t offset, uint32_t& line, uint32_t& col) const;
+  size_t line_start(size_t offset) const;
+  uint32_t line_of(size_t offset) const;
+  uint32_t column(size_t line_start, size_t offset) const;
 
   std::shared_ptr<const SourceFile> file_;
   std::vector<size_t> line_starts_;
+  std::vector<size_t> continuations_;  // offsets of UTF-8 continuation bytes, which start no column
 };
 
 /// The token kinds of Vnt.g4, free of ANTLR types (parse.cpp maps the generated token types).

@@ -11,6 +11,7 @@
 #include "parser/error_listener.hpp"
 #include "parser/syntax.hpp"
 #include "runtime/core/error.hpp"
+#include "runtime/core/utf8.hpp"
 
 namespace vnt::parser {
 namespace {
@@ -191,7 +192,8 @@ size_t offset_of(const std::string& text, uint32_t line, uint32_t col) {
     if (pos == std::string::npos) return text.size();
     ++pos;
   }
-  return std::min(text.size(), pos + (col > 0 ? col - 1 : 0));
+  // Columns count code points (SourceMap).
+  return pos + utf8_offset(std::string_view(text).substr(pos), col > 0 ? col - 1 : 0);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "runtime/core/utf8.hpp"
+
 namespace vnt {
 namespace {
 
@@ -18,6 +20,18 @@ std::string_view source_line(const SourceFile& file, uint32_t line) {
     text.remove_prefix(nl + 1);
   }
   return text.substr(0, text.find('\n'));
+}
+
+// Blanks under the first `columns` code points of `line`: one per code point, and a tab under a tab, so the caret
+// lands under its column however a terminal expands tabs. (Wide characters, e.g. CJK, still take one blank.)
+std::string caret_padding(std::string_view line, size_t columns) {
+  std::string out;
+  for (size_t i = 0; i < line.size() && columns > 0; ++i) {
+    if (is_utf8_continuation(line[i])) continue;
+    out += line[i] == '\t' ? '\t' : ' ';
+    --columns;
+  }
+  return out;
 }
 
 }  // namespace
@@ -38,15 +52,16 @@ std::string render_error(const Error& e) {
   if (e.has_span()) {
     const SourceSpan& s = e.span();
     std::string_view line = source_line(*s.file, s.line);
-    if (!line.empty() && s.col <= line.size() + 1) {
+    const size_t length = utf8_length(line);  // columns count code points
+    if (!line.empty() && s.col <= length + 1) {
       std::string num = fmt::format("{:>5}", s.line);
       out += fmt::format("{} | {}\n", num, line);
       size_t width = 1;
       if (s.end_line == s.line && s.end_col > s.col) width = s.end_col - s.col;
-      width = std::min(width, line.size() + 1 - (s.col - 1));
+      width = std::min(width, length + 1 - (s.col - 1));
       std::string marker(std::max<size_t>(width, 1), '~');
       marker[0] = '^';
-      out += fmt::format("{} | {}{}\n", std::string(num.size(), ' '), std::string(s.col - 1, ' '), marker);
+      out += fmt::format("{} | {}{}\n", std::string(num.size(), ' '), caret_padding(line, s.col - 1), marker);
     }
   }
   const std::vector<ErrorFrame>& frames = e.frames();

@@ -99,16 +99,44 @@ TEST_CASE("parse_expression errors") {
   CHECK(expression_error("lbl: x") == "1:4: expected end of input after the expression, found ':'");
 }
 
-TEST_CASE("rendered gcc-style with a caret") {
+// The full rendering of a program's syntax error, or "no error".
+std::string rendered_error(std::string text) {
   try {
-    parse_program(source("[assume x 1]\n[predict (f x]\n"));
-    FAIL("no error");
+    parse_program(source(std::move(text)));
   } catch (const Error& e) {
-    CHECK(render_error(e) ==
-          "t.vnt:2:14: error: expected ')' to close '(' opened at 2:10, found ']'\n"
-          "    2 | [predict (f x]\n"
-          "      |              ^\n");
+    return render_error(e);
   }
+  return "no error";
+}
+
+TEST_CASE("rendered gcc-style with a caret") {
+  CHECK(rendered_error("[assume x 1]\n[predict (f x]\n") ==
+        "t.vnt:2:14: error: expected ')' to close '(' opened at 2:10, found ']'\n"
+        "    2 | [predict (f x]\n"
+        "      |              ^\n");
+}
+
+// Columns count code points, so the caret lines up under text with multi-byte UTF-8 before it (it was shifted
+// right by one per continuation byte); a tab before the column is kept as a tab in the padding.
+TEST_CASE("columns count code points and the caret lines up after multi-byte UTF-8 and tabs") {
+  CHECK(rendered_error("[predict (list \"h\xC3\xA9\" '\xE2\x88\x9A\xF0\x9D\x91\xA5 (f x]\n") ==
+        "t.vnt:1:29: error: expected ')' to close '(' opened at 1:25, found ']'\n"
+        "    1 | [predict (list \"h\xC3\xA9\" '\xE2\x88\x9A\xF0\x9D\x91\xA5 (f x]\n"
+        "      |                             ^\n");
+  CHECK(rendered_error("[predict\t(list '\xC3\xA9\xC3\xA9 (g \xC3\xA9]") ==
+        "t.vnt:1:24: error: expected ')' to close '(' opened at 1:20, found ']'\n"
+        "    1 | [predict\t(list '\xC3\xA9\xC3\xA9 (g \xC3\xA9]\n"
+        "      |         \t              ^\n");
+}
+
+// The text of a span is cut at code points too (infer_lang quotes it in its messages).
+TEST_CASE("span_text of an expression after multi-byte UTF-8") {
+  std::vector<DirectiveSyntax> d = parse_program(source("[predict (list '\xC3\xA9\xC3\xA9 (g '\xC3\xA9) 1)]"));
+  REQUIRE(d.size() == 1);
+  const Syntax& call = d[0].args[0].items[2];
+  CHECK(call.span.col == 20);
+  CHECK(call.span.end_col == 26);
+  CHECK(span_text(call.span) == "(g '\xC3\xA9)");
 }
 
 TEST_CASE("deep nesting: a clean error, no stack overflow") {
