@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <random>
 
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
@@ -19,12 +20,16 @@ namespace {
 
 using namespace plate_test;
 
-/// Writes `text` to a file of the test's own directory and returns its absolute path.
+/// Writes `text` to a file of the test's own directory and returns its absolute path. CTest runs the test cases
+/// as parallel processes, and two of them write one file: a temporary file renamed into place means a reader never
+/// sees it truncated (it did, and failed with an empty file).
 std::string write_csv(const std::string& name, const std::string& text) {
   const std::filesystem::path dir = std::filesystem::path(VNT_BINARY_DIR) / "plate_test_data";
   std::filesystem::create_directories(dir);
   const std::filesystem::path path = dir / name;
-  std::ofstream(path) << text;
+  const std::filesystem::path temporary = dir / fmt::format("{}.{}.tmp", name, std::random_device{}());
+  std::ofstream(temporary) << text;
+  std::filesystem::rename(temporary, path);
   return path.string();
 }
 
