@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -17,35 +18,45 @@ void Draws::add_row(const std::vector<std::pair<std::string, double>>& cells) {
       it = index_.emplace(name, columns_.size()).first;
       columns_.push_back(name);
       data_.emplace_back(rows_, kMissing);
+      filled_.emplace_back(rows_, false);
     }
   }
   for (auto& col : data_) col.push_back(kMissing);
-  for (const auto& [name, v] : cells) data_[index_[name]].back() = v;
+  for (auto& col : filled_) col.push_back(false);
+  for (const auto& [name, v] : cells) {
+    const size_t c = index_[name];
+    data_[c].back() = v;
+    filled_[c].back() = true;
+  }
   ++rows_;
 }
 
 void Draws::truncate(size_t rows) {
   if (rows >= rows_) return;
   for (auto& col : data_) col.resize(rows);
+  for (auto& col : filled_) col.resize(rows);
   rows_ = rows;
   size_t keep = 0;
   for (size_t c = 0; c < columns_.size(); ++c) {
-    bool any = false;
-    for (double v : data_[c]) any |= !std::isnan(v);
-    if (!any) continue;
-    columns_[keep] = columns_[c];
-    data_[keep++] = std::move(data_[c]);
+    if (std::find(filled_[c].begin(), filled_[c].end(), true) == filled_[c].end()) continue;
+    if (keep != c) {  // a vector moved onto itself may come out empty
+      columns_[keep] = std::move(columns_[c]);
+      filled_[keep] = std::move(filled_[c]);
+      data_[keep] = std::move(data_[c]);
+    }
+    ++keep;
   }
   columns_.resize(keep);
   data_.resize(keep);
+  filled_.resize(keep);
   index_.clear();
   for (size_t c = 0; c < columns_.size(); ++c) index_[columns_[c]] = c;
 }
 
 std::vector<double> Draws::present(size_t i) const {
   std::vector<double> out;
-  for (double v : data_[i])
-    if (!std::isnan(v)) out.push_back(v);
+  for (size_t r = 0; r < rows_; ++r)
+    if (filled_[i][r]) out.push_back(data_[i][r]);
   return out;
 }
 
@@ -66,8 +77,10 @@ void Draws::write_csv(std::ostream& out) const {
   for (size_t r = 0; r < rows_; ++r) {
     for (size_t c = 0; c < columns_.size(); ++c) {
       if (c) out << ',';
-      double v = data_[c][r];
-      if (!std::isnan(v)) out << fmt::format("{}", v);
+      if (!filled_[c][r]) continue;
+      // "nan" whatever the sign bit (inf - inf gives -nan), as values print; read back as NaN by csv.hpp.
+      const double v = data_[c][r];
+      out << (std::isnan(v) ? std::string("nan") : fmt::format("{}", v));
     }
     out << '\n';
   }

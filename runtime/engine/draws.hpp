@@ -10,6 +10,7 @@
 
 namespace vnt {
 
+/// A cell is missing (the row collected nothing for its column) or holds a value, which may itself be NaN.
 class Draws {
  public:
   /// Appends one row; columns not seen before are added (earlier rows get empty cells).
@@ -19,17 +20,21 @@ class Draws {
 
   size_t rows() const { return rows_; }
   const std::vector<std::string>& columns() const { return columns_; }
-  /// The values of a column (NaN where a row had no cell for it).
+  /// The values of a column (NaN where a row had no cell for it, as well as for a NaN draw).
   const std::vector<double>& column(size_t i) const { return data_[i]; }
-  /// The non-missing values of a column.
+  /// Whether row `row` has a value in column `i`.
+  bool has(size_t i, size_t row) const { return filled_[i][row]; }
+  /// The values of a column in the rows that have one, NaN draws included.
   std::vector<double> present(size_t i) const;
 
+  /// A header line, then one line per row: empty where a row has no value, "nan" for a NaN draw.
   void write_csv(std::ostream& out) const;
 
  private:
   std::vector<std::string> columns_;
   std::unordered_map<std::string, size_t> index_;
   std::vector<std::vector<double>> data_;
+  std::vector<std::vector<bool>> filled_;  // NaN cannot mark a missing cell: a collected value may be NaN
   size_t rows_ = 0;
 };
 

@@ -32,6 +32,21 @@ run model.vnt --seed 3 --quiet
 expect_rc 0 "--quiet"
 expect_eq "--quiet prints the predictions only" "done" "$OUT"
 
+# A NaN draw is a value, not a missing cell: "nan" in the CSV (a missing cell stays empty), and it is not left out
+# of the summary, which then has no mean to give. (/ 0 0) is first collected in the third row.
+cat >nan.vnt <<'VNT'
+[assume mu (normal 0 1)]
+[infer (repeat 2 (do (mh default one 1) (collect mu)))]
+[infer (repeat 2 (do (mh default one 1) (collect mu (/ 0 0) (if (> mu 0) (/ 0 0) mu))))]
+[infer (repeat 2 (do (mh default one 1) (collect mu (if (> mu 0) (/ 0 0) mu))))]
+VNT
+run nan.vnt --seed 3 --draws nan.csv
+expect_rc 0 "a run collecting NaN"
+expect_eq "NaN draws are written as nan, missing cells stay empty" "||nan|nan|||" \
+  "$(tail -n +2 nan.csv | cut -d, -f2 | tr '\n' '|')"
+expect_match "a column with NaN draws has a nan mean in the summary, not the mean of its numbers" \
+  '^\(if \(> mu 0\) \(/ 0 0\) mu\) +nan ' "$OUT"
+
 printf '[predict 1]\n' >nodraws.vnt
 run nodraws.vnt --draws empty.csv
 expect_rc 0 "a program without collect"

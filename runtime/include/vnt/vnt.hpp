@@ -113,7 +113,8 @@ class Runtime {
   /// The current value of a labelled directive or an assumed name.
   Datum report(std::string_view label) const;
 
-  /// Names of the columns collected so far by (collect ...), and their draws (NaN where a row lacks one).
+  /// Names of the columns collected so far by (collect ...), and their draws (NaN where a row lacks one, and for a
+  /// NaN draw: pprun --draws writes the first as an empty cell and the second as nan).
   std::vector<std::string> draw_columns() const;
   std::vector<double> draws(std::string_view column) const;
   size_t draw_rows() const;
