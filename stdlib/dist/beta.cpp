@@ -5,6 +5,7 @@
 
 #include "runtime/sp/distribution_sp.hpp"
 #include "runtime/sp/registry.hpp"
+#include "stdlib/support/large_gamma.hpp"
 
 namespace vnt::stdlib {
 namespace {
@@ -12,13 +13,29 @@ namespace {
 // (a - 1) log(y) with the convention 0 * log(0) = 0, so alpha = 1 has a finite density at the boundary.
 double power_term(double a, double log_y) { return a == 1.0 ? 0.0 : (a - 1) * log_y; }
 
+// The log density for a, b >= 10 with one of them large. Both power terms are then about -(a + b) H(mu), equal
+// and opposite to log B(a, b): written around mu = a / (a + b) with log1pmx, nothing is left to cancel.
+double log_density_large(double x, double a, double b) {
+  if (x == 0 || x == 1) return kNegInf;
+  const double mu = 1 / (1 + b / a), nu = 1 / (1 + a / b);  // a / (a + b) and b / (a + b), without a + b
+  const double d = mu <= 0.5 ? x - mu : nu - (1 - x);        // x - mu, from the side where it is exact
+  // (a - 1) log(x / mu) + (b - 1) log((1 - x) / nu): the log1pmx parts, then the linear parts, summed exactly.
+  const double kernel = (a - 1) * log1pmx(d / mu) + (b - 1) * log1pmx(-d / nu) + d * (a / b - b / a);
+  const double log_sum = std::log(std::max(a, b)) + std::log1p(std::min(a, b) / std::max(a, b));  // log(a + b)
+  const double corr = stirling_correction(a) + stirling_correction(b) - stirling_correction(a + b);
+  // - log B(a, b) by Stirling is - log(2 pi) / 2 - (a - 1/2) log mu - (b - 1/2) log nu + log(a + b) / 2 - corr.
+  return kernel + 0.5 * (log_sum + std::log1p(b / a) + std::log1p(a / b)) - kHalfLog2Pi - corr;
+}
+
 struct Beta {
   static constexpr std::string_view kName = "beta";
   static constexpr ParamSpec kParams[] = {{"alpha", Domain::kPositive}, {"beta", Domain::kPositive}};
   static constexpr Support kSupport = Support::kUnitInterval;
 
   static double simulate(Rng& rng, double alpha, double beta) {
-    double x = boost::random::beta_distribution<double>(alpha, beta)(rng.engine());
+    double x = std::max(alpha, beta) < kHugeShape
+                   ? boost::random::beta_distribution<double>(alpha, beta)(rng.engine())
+                   : beta_from_units(rng, alpha, beta);
     // Boost draws g_a / (g_a + g_b); both gammas underflow to 0 only for tiny alpha and beta, where the
     // distribution is (up to rounding) a coin between the endpoints with P(1) = alpha / (alpha + beta).
     if (std::isnan(x)) x = rng.uniform() * (alpha + beta) < alpha ? 1.0 : 0.0;
@@ -27,8 +44,16 @@ struct Beta {
   }
   static double log_density(double x, double alpha, double beta) {
     if (!(x >= 0 && x <= 1)) return kNegInf;
-    double log_beta_fn = std::lgamma(alpha) + std::lgamma(beta) - std::lgamma(alpha + beta);
-    return power_term(alpha, std::log(x)) + power_term(beta, std::log1p(-x)) - log_beta_fn;
+    if (std::min(alpha, beta) >= 10 && std::max(alpha, beta) >= kLargeParameter)
+      return log_density_large(x, alpha, beta);
+    return power_term(alpha, std::log(x)) + power_term(beta, std::log1p(-x)) - log_beta(alpha, beta);
+  }
+
+ private:
+  // g_a / (g_a + g_b) as 1 / (1 + (b / a) (u_b / u_a)) with u = g / shape: Boost's sum of two gammas overflows.
+  static double beta_from_units(Rng& rng, double alpha, double beta) {
+    const double ua = unit_gamma_draw(rng, alpha), ub = unit_gamma_draw(rng, beta);
+    return 1 / (1 + beta / alpha * (ub / ua));
   }
 };
 

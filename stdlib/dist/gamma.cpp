@@ -5,6 +5,7 @@
 
 #include "runtime/sp/distribution_sp.hpp"
 #include "runtime/sp/registry.hpp"
+#include "stdlib/support/large_gamma.hpp"
 
 namespace vnt::stdlib {
 namespace {
@@ -15,12 +16,18 @@ struct Gamma {
   static constexpr Support kSupport = Support::kPositiveReal;
 
   static double simulate(Rng& rng, double shape, double rate) {
-    double g = boost::random::gamma_distribution<double>(shape, 1.0)(rng.engine()) / rate;
+    double g = shape < kHugeShape ? boost::random::gamma_distribution<double>(shape, 1.0)(rng.engine()) / rate
+                                  : unit_gamma_draw(rng, shape) * (shape / rate);
     // A small shape can underflow to 0, which is outside the support (density 0 or +inf there).
     return std::clamp(g, std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
   }
   static double log_density(double x, double shape, double rate) {
     if (!(x > 0) || !std::isfinite(x)) return kNegInf;
+    if (shape >= kLargeParameter) {  // shape log(rate) and lgamma(shape) would overflow into inf - inf
+      const double rx = rate * x;
+      const double t = std::isfinite(rx) ? rx / shape : rate / shape * x;
+      return log_unit_gamma(shape, t, std::log(rate) + std::log(x) - std::log(shape)) - std::log(x);
+    }
     return shape * std::log(rate) - std::lgamma(shape) + (shape - 1) * std::log(x) - rate * x;
   }
 };

@@ -5,6 +5,7 @@
 
 #include "runtime/sp/distribution_sp.hpp"
 #include "runtime/sp/registry.hpp"
+#include "stdlib/support/large_gamma.hpp"
 
 namespace vnt::stdlib {
 namespace {
@@ -15,12 +16,15 @@ struct InvGamma {
   static constexpr Support kSupport = Support::kPositiveReal;
 
   static double simulate(Rng& rng, double shape, double scale) {
-    double x = scale / boost::random::gamma_distribution<double>(shape, 1.0)(rng.engine());
+    double x = shape < kHugeShape ? scale / boost::random::gamma_distribution<double>(shape, 1.0)(rng.engine())
+                                  : scale / shape / unit_gamma_draw(rng, shape);
     // Keep extreme draws (gamma underflow or overflow) inside the support.
     return std::clamp(x, std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
   }
   static double log_density(double x, double shape, double scale) {
     if (!(x > 0) || !std::isfinite(x)) return kNegInf;
+    if (shape >= kLargeParameter)  // 1/x is gamma(shape, scale), and the Jacobian 1/x^2 turns - log(1/x) into - log x
+      return log_unit_gamma(shape, scale / (x * shape), std::log(scale) - std::log(x) - std::log(shape)) - std::log(x);
     return shape * std::log(scale) - std::lgamma(shape) - (shape + 1) * std::log(x) - scale / x;
   }
 };

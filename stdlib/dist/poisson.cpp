@@ -5,6 +5,7 @@
 
 #include "runtime/sp/distribution_sp.hpp"
 #include "runtime/sp/registry.hpp"
+#include "stdlib/support/large_gamma.hpp"
 
 namespace vnt::stdlib {
 namespace {
@@ -28,6 +29,9 @@ struct Poisson {
   static double log_density(double x, double rate) {
     if (rate > kMaxRate) return kNegInf;  // an invalid parameter, as the adapter treats the declared domains
     if (!(x >= 0) || !std::isfinite(x) || x != std::floor(x)) return kNegInf;
+    // For a large count, lgamma(x + 1) by Stirling: x log(rate) and lgamma overflow into inf - inf past 6e306.
+    if (x >= kLargeParameter)
+      return x * log1pmx((rate - x) / x) - 0.5 * std::log(x) - kHalfLog2Pi - stirling_correction(x);
     return x * std::log(rate) - rate - std::lgamma(x + 1);
   }
 };

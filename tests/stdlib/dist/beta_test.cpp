@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <boost/math/distributions/beta.hpp>
 
+#include <tuple>
+
 #include "tests/support/dist_conformance.hpp"
 
 namespace vnt::test {
@@ -29,4 +31,30 @@ TEST_CASE("beta boundaries and errors") {
                   "beta: argument 2 (beta) must be a number, got a vector");
 }
 
+// Above about 1e305, lgamma overflows and log B(a, b) was inf - inf: NaN densities, and draws that fell to 0 (two
+// infinite gammas made a NaN, taken for tiny parameters). Large parameters use Stirling forms instead.
+TEST_CASE("beta with huge parameters: finite densities, draws near the mean") {
+  const Sp& sp = builtin_sp("beta");
+  auto log_pdf = [](double a, double b, double x) {
+    return std::log(boost::math::pdf(boost::math::beta_distribution<>(a, b), x));
+  };
+  // Where Boost's pdf is representable, the Stirling forms agree with it (both large; one small, one large).
+  for (auto [a, b, x] : {std::tuple{2e6, 3e6, 0.4}, {2e6, 3e6, 0.401}, {5.0, 1e7, 5e-7}, {0.5, 2e6, 1e-7}})
+    CHECK(Call(sp, {num(a), num(b)}).log_density(num(x)) == doctest::Approx(log_pdf(a, b, x)).epsilon(1e-9));
+  // beta(a, a) at 1/2 is 1 / sqrt(2 pi / (8 a)) up to O(1/a).
+  const double at_mode = 0.5 * (std::log(8.0) + std::log(1e308) - std::log(2 * M_PI));
+  CHECK(Call(sp, {num(1e308), num(1e308)}).log_density(num(0.5)) == doctest::Approx(at_mode).epsilon(1e-12));
+  // Off the mode by far more than its width (3.5e-155): about a log(x / mu) + b log((1 - x) / (1 - mu)).
+  CHECK(Call(sp, {num(1e308), num(1e308)}).log_density(num(0.25)) ==
+        doctest::Approx(1e308 * std::log(0.75)).epsilon(1e-12));
+  for (auto [a, b, x] : {std::tuple{3.0, 1e308, 1e-308}, {1e308, 0.5, 0.75}, {1.7e308, 1.7e308, 0.5}})
+    CHECK(std::isfinite(Call(sp, {num(a), num(b)}).log_density(num(x))));
+  Rng rng(kSeed);
+  for (int i = 0; i < 100; ++i) {
+    CHECK(std::get<double>(Call(sp, {num(1e308), num(1e308)}).simulate(rng)) == doctest::Approx(0.5).epsilon(1e-12));
+    CHECK(std::get<double>(Call(sp, {num(1e300), num(3e300)}).simulate(rng)) == doctest::Approx(0.25).epsilon(1e-12));
+    const double x = std::get<double>(Call(sp, {num(3), num(1e308)}).simulate(rng));
+    CHECK((x > 0 && x < 1e-306));
+  }
+}
 }  // namespace vnt::test

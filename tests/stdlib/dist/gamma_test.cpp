@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <boost/math/distributions/gamma.hpp>
 
+#include <tuple>
+#include <vector>
+
 #include "tests/support/dist_conformance.hpp"
 
 namespace vnt::test {
@@ -25,4 +28,31 @@ TEST_CASE("gamma errors") {
   for (int i = 0; i < 1000; ++i) CHECK(std::get<double>(Call(sp, {num(1e-3), num(1)}).simulate(rng)) > 0);
 }
 
+// shape log(rate) - lgamma(shape) was inf - inf above about 1e305, and Boost's sampler returned inf there (and drifts
+// from about 1e12): large shapes use Stirling's form and Wilson-Hilferty draws.
+TEST_CASE("gamma with huge parameters: finite densities, draws with the right spread") {
+  const Sp& sp = builtin_sp("gamma");
+  auto log_pdf = [](double shape, double rate, double x) {
+    return std::log(boost::math::pdf(boost::math::gamma_distribution<>(shape, 1 / rate), x));
+  };
+  for (auto [shape, rate, x] : {std::tuple{2e6, 2e6, 1.0}, {2e6, 2e6, 1.002}, {3e7, 0.5, 5.99e7}, {2e6, 1e-300, 2e306}})
+    CHECK(Call(sp, {num(shape), num(rate)}).log_density(num(x)) ==
+          doctest::Approx(log_pdf(shape, rate, x)).epsilon(1e-9));
+  // At its mean, gamma(s, s) has density sqrt(s / (2 pi)) up to O(1/s).
+  const double at_mean = 0.5 * (std::log(1e308) - std::log(2 * M_PI));
+  CHECK(Call(sp, {num(1e308), num(1e308)}).log_density(num(1)) == doctest::Approx(at_mean).epsilon(1e-12));
+  CHECK(std::isfinite(Call(sp, {num(1e308), num(1e308)}).log_density(num(1.5))));
+  CHECK(Call(sp, {num(1e308), num(1e308)}).log_density(num(1e10)) == -kInf);
+  Rng rng(kSeed);
+  std::vector<double> xs;
+  for (int i = 0; i < 2000; ++i) {
+    CHECK(std::get<double>(Call(sp, {num(1e308), num(1e308)}).simulate(rng)) == doctest::Approx(1).epsilon(1e-12));
+    xs.push_back((std::get<double>(Call(sp, {num(1e15), num(1e15)}).simulate(rng)) - 1) * std::sqrt(1e15));
+  }
+  double m = 0, v = 0;
+  for (double x : xs) m += x / static_cast<double>(xs.size());
+  for (double x : xs) v += (x - m) * (x - m) / static_cast<double>(xs.size() - 1);
+  CHECK(std::abs(m) < 0.1);  // standardized: mean 0, sd 1 (2000 draws)
+  CHECK(std::sqrt(v) == doctest::Approx(1).epsilon(0.1));
+}
 }  // namespace vnt::test

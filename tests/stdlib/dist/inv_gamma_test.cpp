@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <boost/math/distributions/inverse_gamma.hpp>
 
+#include <tuple>
+
 #include "tests/support/dist_conformance.hpp"
 
 namespace vnt::test {
@@ -24,4 +26,20 @@ TEST_CASE("inv_gamma errors") {
   for (double x : {0.0, -3.0, kInf}) CHECK(call.log_density(num(x)) == -kInf);
 }
 
+// As gamma: shape log(scale) - lgamma(shape) was inf - inf above about 1e305.
+TEST_CASE("inv_gamma with huge parameters: finite densities, draws near the mode") {
+  const Sp& sp = builtin_sp("inv_gamma");
+  auto log_pdf = [](double shape, double scale, double x) {
+    return std::log(boost::math::pdf(boost::math::inverse_gamma_distribution<>(shape, scale), x));
+  };
+  for (auto [shape, scale, x] : {std::tuple{2e6, 2e6, 1.0}, {2e6, 2e6, 0.999}, {3e7, 6e7, 2.001}})
+    CHECK(Call(sp, {num(shape), num(scale)}).log_density(num(x)) ==
+          doctest::Approx(log_pdf(shape, scale, x)).epsilon(1e-9));
+  const double at_mean = 0.5 * (std::log(1e308) - std::log(2 * M_PI));  // as gamma(s, s) at 1
+  CHECK(Call(sp, {num(1e308), num(1e308)}).log_density(num(1)) == doctest::Approx(at_mean).epsilon(1e-12));
+  CHECK(std::isfinite(Call(sp, {num(1e308), num(1e308)}).log_density(num(0.8))));
+  Rng rng(kSeed);
+  for (int i = 0; i < 100; ++i)
+    CHECK(std::get<double>(Call(sp, {num(1e308), num(1e308)}).simulate(rng)) == doctest::Approx(1).epsilon(1e-12));
+}
 }  // namespace vnt::test

@@ -42,4 +42,13 @@ TEST_CASE("poisson errors") {
   CHECK_FALSE(sp.enumerate(call.args()).has_value());
 }
 
+// x log(rate) - lgamma(x + 1) was inf - inf for a count above about 6e306.
+TEST_CASE("poisson at huge counts: a log density, not NaN") {
+  const Sp& sp = builtin_sp("poisson");
+  CHECK(Call(sp, {num(5)}).log_density(num(1e308)) == -kInf);
+  CHECK(Call(sp, {num(1e12)}).log_density(num(1e307)) == -kInf);
+  for (auto [rate, k] : {std::pair{1e7, 1e7}, {1e7, 1.001e7}, {2.5e6, 2.49e6}})
+    CHECK(Call(sp, {num(rate)}).log_density(num(k)) ==
+          doctest::Approx(std::log(boost::math::pdf(boost::math::poisson_distribution<>(rate), k))).epsilon(1e-9));
+}
 }  // namespace vnt::test
