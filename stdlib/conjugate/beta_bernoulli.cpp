@@ -42,7 +42,8 @@ class Coin final : public Sp {
   Value simulate(const Args& args, Rng& rng) const override {
     const CoinAux& aux = counts(args);
     double total = alpha_ + beta_ + aux.heads + aux.tails;
-    return Value(rng.uniform() * total < alpha_ + aux.heads);
+    if (std::isfinite(total)) return Value(rng.uniform() * total < alpha_ + aux.heads);
+    return Value(rng.uniform() < 1 / (1 + (beta_ + aux.tails) / (alpha_ + aux.heads)));
   }
 
   double log_density(const Value& x, const Args& args) const override {
@@ -50,7 +51,11 @@ class Coin final : public Sp {
     int side = outcome(x);
     if (side < 0) return kNegInf;
     double total = alpha_ + beta_ + aux.heads + aux.tails;
-    return std::log((side == 1 ? alpha_ + aux.heads : beta_ + aux.tails) / total);
+    double mine = side == 1 ? alpha_ + aux.heads : beta_ + aux.tails;
+    if (std::isfinite(total)) return std::log(mine / total);
+    // alpha + beta overflowed (both near the largest double): a ratio of the two counts, which cannot.
+    double other = side == 1 ? beta_ + aux.tails : alpha_ + aux.heads;
+    return -std::log1p(other / mine);
   }
 
   std::optional<std::vector<Value>> enumerate(const Args& args) const override {

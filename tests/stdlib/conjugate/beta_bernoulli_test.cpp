@@ -56,6 +56,21 @@ TEST_CASE("beta_bernoulli samples follow the predictive") {
   CHECK(coin.call().log_density(num(2)) == -kInf);
 }
 
+// alpha + beta overflows to inf: the plain predictive alpha / (alpha + beta) was 0 for both sides, so every flip
+// scored -inf and every draw was tails.
+TEST_CASE("beta_bernoulli with alpha + beta past the largest double") {
+  Coin coin = make_coin(1e308, 1e308);
+  CHECK(coin.call().log_density(Value(true)) == doctest::Approx(std::log(0.5)));
+  CHECK(coin.call().log_density(Value(false)) == doctest::Approx(std::log(0.5)));
+  check_discrete(
+      coin.sp(), {}, {Value(false), Value(true)}, [](double) { return 0.5; }, &coin.aux());
+  Coin skewed = make_coin(1.5e308, 0.5e308);
+  CHECK(skewed.call().log_density(Value(true)) == doctest::Approx(std::log(0.75)));
+  CHECK(skewed.call().log_density(Value(false)) == doctest::Approx(std::log(0.25)));
+  check_discrete(
+      skewed.sp(), {}, {Value(false), Value(true)}, [](double k) { return k == 1 ? 0.75 : 0.25; }, &skewed.aux());
+}
+
 TEST_CASE("beta_bernoulli errors") {
   const Sp& maker = builtin_sp("make_beta_bernoulli");
   Rng rng(kSeed);
