@@ -518,6 +518,15 @@ Rng& SubsampledState::order_rng(Trace& trace) {
   return *order_rng_;
 }
 
+const std::string* SubsampledState::refusal(const Trace& trace, const Node* border) const {
+  const Refusal& r = refusal_;
+  return r.trace == trace.id() && r.border == border && r.epoch == trace.shape_epoch() ? &r.reason : nullptr;
+}
+
+void SubsampledState::refuse(const Trace& trace, const Node* border, std::string reason) {
+  refusal_ = Refusal{trace.id(), border, trace.shape_epoch(), std::move(reason)};
+}
+
 BorderInfo find_border(Node* v) {
   Scaffold none;
   Node* cur = v;
@@ -563,12 +572,16 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
   opts.batch = info.n;
   opts.drift_sigma = drift_sigma;
   thread_local SubsampledState state;
+  if (state.refusal(trace, info.border) != nullptr) return std::nullopt;
   state.cache().bind(0, info.n);
+  const Rng stream = trace.rng();  // a refused attempt draws nothing: the general path draws what mh would
   try {
     Transition t(trace, spec, opts, state);
     t.exact_ = true;
     return t.run(choice, choice.principals[0], info);
-  } catch (const NotPartitionable&) {
+  } catch (const NotPartitionable& np) {
+    trace.rng() = stream;
+    state.refuse(trace, info.border, np.reason);
     return std::nullopt;
   }
 }
@@ -609,6 +622,7 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
   if (choice.principals.empty()) return false;
   MhOptions exact;
   exact.drift_sigma = opts.drift_sigma;
+  exact.allow_partition = false;  // the partitioned path would refuse what this one did (or find no border)
   auto run_exact = [&] {
     ++state.stats.exact_transitions;
     bool a = mh_on_principals(trace, choice, spec, exact);
@@ -619,12 +633,19 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
   std::string problem = block_problem(choice, info);
   if (problem.empty()) {
     if (info.border == nullptr) return run_exact();  // N <= 1: exact MH
-    try {
-      bool a = Transition(trace, spec, opts, state).run(choice, choice.principals[0], info);
-      state.stats.accepted += a ? 1 : 0;
-      return a;
-    } catch (const NotPartitionable& np) {
-      problem = np.reason;
+    if (const std::string* known = state.refusal(trace, info.border)) {
+      problem = *known;
+    } else {
+      const Rng stream = trace.rng();  // a refused attempt draws nothing: the fallback draws what mh would
+      try {
+        bool a = Transition(trace, spec, opts, state).run(choice, choice.principals[0], info);
+        state.stats.accepted += a ? 1 : 0;
+        return a;
+      } catch (const NotPartitionable& np) {
+        trace.rng() = stream;
+        state.refuse(trace, info.border, np.reason);
+        problem = np.reason;
+      }
     }
   }
   if (!opts.fallback_to_mh) fail(spec, problem);

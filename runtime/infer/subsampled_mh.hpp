@@ -45,6 +45,11 @@ struct SubsampledStats {
 /// far, and the stream that orders local sections (the order itself is kept by the trace, Trace::section_order).
 class SubsampledState {
  public:
+  /// Whether the partitioned path refused `border` of `trace` and the trace's shape has not moved since: it
+  /// would refuse again (partitionability depends only on edges, observed choices and the procedures applied,
+  /// all of which move Trace::shape_epoch), so the transition goes to exact mh at once.
+  const std::string* refusal(const Trace& trace, const Node* border) const;
+  void refuse(const Trace& trace, const Node* border, std::string reason);
   TQuantileCache& cache() { return cache_; }
   /// The stream that orders local sections, split once from the trace's stream: the trace's own draws
   /// per transition (block, proposal, u) are then exactly those of exact mh.
@@ -54,8 +59,15 @@ class SubsampledState {
   bool fallback_reported = false;  // the fallback to exact mh is reported once per kernel
 
  private:
+  struct Refusal {
+    uint64_t trace = 0;  // 0: none
+    const Node* border = nullptr;
+    uint64_t epoch = 0;
+    std::string reason;
+  };
   TQuantileCache cache_;
   ChainCache chains_;
+  Refusal refusal_;
   std::optional<Rng> order_rng_;
 };
 

@@ -555,6 +555,52 @@ TEST_CASE("sections that meet through values computed from the border are refuse
   }
 }
 
+// Every section is an observation of s but the last, (* s s), where two children of the border meet: the
+// partitioned path finds that only after drawing the proposal and scoring the other sections.
+std::string late_refusal_program(int n) {
+  std::string program = "[assume s (scope_include 'w 0 (gamma 2 1))]";
+  for (int i = 0; i < n; ++i) program += fmt::format("[observe (normal 0 s) {}]", 0.1 * (i % 17) - 0.8);
+  return program + "[predict (* s s)]";
+}
+
+TEST_CASE("a refused partition attempt draws nothing: exact mh then draws what the general path alone would") {
+  const std::string program = late_refusal_program(40);
+  Engine part(9), whole(9);
+  test::run(part, program);
+  test::run(whole, program);
+  BlockSpec spec = test::block("w", BlockSpec::Mode::kAll);
+  MhOptions general;
+  general.allow_partition = false;
+  int accepted = 0;
+  for (int i = 0; i < 60; ++i) {
+    CAPTURE(i);
+    const bool a = mh_transition(part.trace(), spec, {});
+    REQUIRE(a == mh_transition(whole.trace(), spec, general));
+    accepted += a;
+    if (i % 20 == 0) test::run(part, "[predict s]"), test::run(whole, "[predict s]");  // the shape moves
+  }
+  CHECK(accepted > 5);
+  CHECK(accepted < 55);
+  CHECK(test::fingerprint_of(part) == test::fingerprint_of(whole));
+}
+
+TEST_CASE("a border refused once is not tried again until the trace's shape moves") {
+  Engine e(2);
+  test::run(e, late_refusal_program(300));
+  SubsampledOptions so;
+  so.fallback_to_mh = true;
+  SubsampledState state;
+  subsampled_mh_transition(e.trace(), w_all(), so, state);
+  const uint64_t first = state.stats.sections_visited;
+  CHECK(first > 0);  // the refused attempt scored sections before it met (* s s)
+  for (int i = 0; i < 20; ++i) subsampled_mh_transition(e.trace(), w_all(), so, state);
+  CHECK(state.stats.sections_visited == first);
+  CHECK(state.stats.exact_transitions == 21);
+  test::run(e, "[observe (normal 0 s) 0.2]");  // a directive: the next transition tries again
+  subsampled_mh_transition(e.trace(), w_all(), so, state);
+  CHECK(state.stats.sections_visited > first);
+}
+
 TEST_CASE("an [infer] whose subsampled_mh cannot partition its scope fails before its first transition") {
   // Within a cycle, the mh transitions before the first subsampled_mh one must not stay applied.
   Engine e(1);
