@@ -527,6 +527,26 @@ void SubsampledState::refuse(const Trace& trace, const Node* border, std::string
   refusal_ = Refusal{trace.id(), border, trace.shape_epoch(), std::move(reason)};
 }
 
+namespace {
+
+/// Runs `transition` through the partitioned scaffold of `border`, unless `state` has refused that border at the
+/// trace's current shape. nullopt: refused now or before (the reason is state.refusal). A refused attempt puts
+/// the trace's stream back, so exact mh then draws what it would have drawn alone.
+template <class F>
+std::optional<bool> attempt_partitioned(Trace& trace, SubsampledState& state, const Node* border, F&& transition) {
+  if (state.refusal(trace, border) != nullptr) return std::nullopt;
+  const Rng stream = trace.rng();
+  try {
+    return transition();
+  } catch (const NotPartitionable& np) {
+    trace.rng() = stream;
+    state.refuse(trace, border, np.reason);
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 BorderInfo find_border(Node* v) {
   Scaffold none;
   Node* cur = v;
@@ -572,18 +592,12 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
   opts.batch = info.n;
   opts.drift_sigma = drift_sigma;
   thread_local SubsampledState state;
-  if (state.refusal(trace, info.border) != nullptr) return std::nullopt;
   state.cache().bind(0, info.n);
-  const Rng stream = trace.rng();  // a refused attempt draws nothing: the general path draws what mh would
-  try {
+  return attempt_partitioned(trace, state, info.border, [&] {
     Transition t(trace, spec, opts, state);
     t.exact_ = true;
     return t.run(choice, choice.principals[0], info);
-  } catch (const NotPartitionable& np) {
-    trace.rng() = stream;
-    state.refuse(trace, info.border, np.reason);
-    return std::nullopt;
-  }
+  });
 }
 
 void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts) {
@@ -633,20 +647,14 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
   std::string problem = block_problem(choice, info);
   if (problem.empty()) {
     if (info.border == nullptr) return run_exact();  // N <= 1: exact MH
-    if (const std::string* known = state.refusal(trace, info.border)) {
-      problem = *known;
-    } else {
-      const Rng stream = trace.rng();  // a refused attempt draws nothing: the fallback draws what mh would
-      try {
-        bool a = Transition(trace, spec, opts, state).run(choice, choice.principals[0], info);
-        state.stats.accepted += a ? 1 : 0;
-        return a;
-      } catch (const NotPartitionable& np) {
-        trace.rng() = stream;
-        state.refuse(trace, info.border, np.reason);
-        problem = np.reason;
-      }
+    std::optional<bool> a = attempt_partitioned(trace, state, info.border, [&] {
+      return Transition(trace, spec, opts, state).run(choice, choice.principals[0], info);
+    });
+    if (a) {
+      state.stats.accepted += *a ? 1 : 0;
+      return *a;
     }
+    problem = *state.refusal(trace, info.border);
   }
   if (!opts.fallback_to_mh) fail(spec, problem);
   if (!state.fallback_reported) {
