@@ -1,5 +1,5 @@
-// Private to parser/: byte offsets to spans (columns in code points), the structural check that gives each common syntax error
-// one clear message, and the ANTLR listener that turns anything else into vnt::Error (kSyntax).
+// Private to parser/: byte offsets to spans (columns in code points), the structural check that gives each
+// common syntax error one clear message, and the ANTLR listener that turns anything else into vnt::Error.
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 

@@ -9,13 +9,13 @@
 #include "runtime/sp/registry.hpp"
 #include "runtime/sp/sp.hpp"
 #include "runtime/value/coerce.hpp"
+#include "stdlib/support/log_2pi.hpp"
 
 namespace vnt::stdlib {
 namespace {
 
 constexpr std::string_view kName = "multivariate_normal";
 constexpr double kSymmetryTolerance = 1e-8;  // relative to the largest entry
-constexpr double kLog2Pi = 1.83787706640934548356;
 
 struct Factor {
   Eigen::MatrixXd cov;              // the contents, to match a different handle with equal entries

@@ -8,6 +8,7 @@
 
 #include "runtime/sp/distribution_sp.hpp"
 #include "runtime/sp/registry.hpp"
+#include "stdlib/support/log_2pi.hpp"
 
 namespace vnt::stdlib {
 namespace {
@@ -25,7 +26,6 @@ struct Normal {
     return std::clamp(x, -kMax, kMax);
   }
   static double log_density(double x, double mean, double sd) {
-    constexpr double kHalfLog2Pi = 0.91893853320467274178;
     // x - mean overflows for far-apart finite values (-1e308 under mean 1e308), whose z is finite.
     double d = x - mean;
     double z = std::isinf(d) ? x / sd - mean / sd : d / sd;

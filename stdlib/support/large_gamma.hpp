@@ -12,6 +12,7 @@
 #include <numbers>
 
 #include "runtime/core/rng.hpp"
+#include "stdlib/support/log_2pi.hpp"
 
 namespace vnt::stdlib {
 
@@ -21,8 +22,6 @@ inline constexpr double kLargeParameter = 1e6;
 /// Above this shape, gamma draws use the Wilson-Hilferty transform: Boost's rejection sampler drifts beyond about
 /// 1e12 (its acceptance test cancels) and overflows to inf near 1e308.
 inline constexpr double kHugeShape = 1e10;
-
-inline constexpr double kHalfLog2Pi = 0.91893853320467274178;  // log(2 pi) / 2
 
 /// lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2), for x >= 10 (error below 1e-14); 0 for x = inf.
 inline double stirling_correction(double x) {
