@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# What a scaffold that cannot be partitioned costs exact mh: N node observations of s, then T exact mh
+# transitions on s, once as is (the partitioned path scores every section as a chain) and once with a last
+# section [predict (* s s)] that the partitioned path refuses (two children of the border meet in it), so the
+# transitions take the general path. Prints ms per transition of both, after the load (measured with T = 0).
+# Usage: bench/refused_partition.sh [pprun=build/release/pprun] [N=20000] [T=200]
+# SPDX-License-Identifier: Apache-2.0
+set -euo pipefail
+
+pprun=${1:-build/release/pprun}
+n=${2:-20000}
+t=${3:-200}
+[ -x "$pprun" ] || { echo "$0: '$pprun' is not an executable (build first: make build)" >&2; exit 2; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+# program COUNT TAIL: the observations, TAIL, then COUNT transitions.
+program() {
+  echo "[assume s (scope_include 's 0 (gamma 2 1))]"
+  awk -v n="$n" 'BEGIN { for (i = 0; i < n; ++i) printf "[observe (normal 0 s) %.4f]\n", (i % 29) * 0.1 - 1.4 }'
+  echo "$2"
+  echo "[infer (mh s 0 $1)]"
+}
+
+seconds() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$pprun" "$1" --quiet > /dev/null
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
+}
+
+for kind in partitioned refused; do
+  tail=""
+  [ "$kind" = refused ] && tail="[predict (* s s)]"
+  program 0 "$tail" > "$dir/load.vnt"
+  program "$t" "$tail" > "$dir/run.vnt"
+  load=$(seconds "$dir/load.vnt")
+  run=$(seconds "$dir/run.vnt")
+  awk -v k="$kind" -v n="$n" -v t="$t" -v load="$load" -v run="$run" 'BEGIN {
+    printf "%-12s N = %d, %d exact mh transitions: %.2f ms per transition (load %.2f s)\n",
+           k, n, t, (run - load) / t * 1e3, load }'
+done
