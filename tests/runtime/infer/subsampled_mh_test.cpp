@@ -243,6 +243,69 @@ struct Lockstep {
   }
 };
 
+// A parameter read more than once on its way to the border, as in [assume v (+ (* s s) (exp (* 0.1 s)))]: the
+// three lookups of s branch and meet again at the sum, so the border is v (one child per datum), and the nodes
+// between are global. Subsampled with eps = 0 and exact mh through the partition both make the decisions of exact
+// mh on the whole scaffold, in lockstep, with the same trace.
+std::string rejoining_program(int n, uint64_t seed) {
+  Rng rng(seed);
+  std::string p =
+      "[assume w (scope_include 'w 0 (gamma 2 1))]"
+      "[assume v (+ (* w w) (exp (* 0.1 w)))]";
+  for (int i = 0; i < n; ++i) p += fmt::format("[observe (normal 0 v) {}]", 2 * rng.normal());
+  return p;
+}
+
+TEST_CASE("branches of the parameter that meet again before the data put the border where they meet") {
+  constexpr int kN = 30, kTransitions = 150;
+  Engine general(4), partitioned(4), sub(4);
+  for (Engine* e : {&general, &partitioned, &sub}) test::run(*e, rejoining_program(kN, 5));
+  const BlockChoice choice = select_block(sub.trace(), w_all());
+  REQUIRE(choice.principals.size() == 1);
+  const BorderInfo info = find_border(choice.principals[0]);
+  REQUIRE(info.problem.empty());
+  REQUIRE(info.border != nullptr);
+  CHECK(info.border != choice.principals[0]);
+  CHECK(info.n == kN);
+  CHECK(values_equal(info.border->value, sub.report("v")));
+  CHECK(info.examined < 30);
+
+  const Lockstep o(7, 0.2);
+  MhOptions through_partition;
+  through_partition.drift_sigma = 0.2;
+  SubsampledState state;
+  general.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
+  partitioned.trace().rng().split();
+  int accepted = 0;
+  for (int i = 0; i < kTransitions; ++i) {
+    CAPTURE(i);
+    const bool a = mh_transition(general.trace(), w_all(), o.exact);
+    REQUIRE(a == subsampled_mh_transition(sub.trace(), w_all(), o.sub, state));
+    REQUIRE(a == mh_transition(partitioned.trace(), w_all(), through_partition));
+    accepted += a;
+    REQUIRE(test::fingerprint_of(general) == test::fingerprint_of(sub));
+    REQUIRE(test::fingerprint_of(general) == test::fingerprint_of(partitioned));
+  }
+  CHECK(accepted > 15);
+  CHECK(accepted < 135);
+  CHECK(state.stats.exact_transitions == 0);
+  CHECK(state.stats.sections_visited == static_cast<uint64_t>(kTransitions) * kN);
+}
+
+TEST_CASE("branches of the parameter that do not meet again leave the border at the parameter") {
+  // a and b each feed their own data: s has two branches that never meet, so s is the border with N = 2.
+  Engine e(1);
+  test::run(e,
+            "[assume w (scope_include 'w 0 (gamma 2 1))] [assume a (* w 2)] [assume b (+ w 1)]"
+            "[observe (normal a 1) 0.3] [observe (normal a 1) 0.1] [observe (normal b 1) 0.7]");
+  const BlockChoice choice = select_block(e.trace(), w_all());
+  REQUIRE(choice.principals.size() == 1);
+  const BorderInfo info = find_border(choice.principals[0]);
+  CHECK(info.problem.empty());
+  CHECK(info.n == 2);
+  CHECK(values_equal(info.border->value, e.report("w")));
+}
+
 TEST_CASE("section chains cached by subsampled_mh are dropped when another kernel changes what sections apply") {
   constexpr int kN = 8, kTransitions = 300;
   Engine exact(9), sub(9);
