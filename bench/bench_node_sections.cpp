@@ -3,7 +3,8 @@
 // w, a linear_logistic and an observed bernoulli, scored from values alone (runtime/infer/section_chain.cpp).
 // Prints the load time, the time per transition and per section touched, for subsampled_mh, exact mh, and
 // subsampled_mh cycled with mh on a hyperparameter outside the sections (whose moves must not cost the cached
-// section chains).
+// section chains); then, in a second trace, two subsampled kernels cycled on two weights with N/2 data each (one
+// border per cluster, as in the joint DPM: neither may cost the other its cached chains).
 // Usage: bench_node_sections [N] [transitions]
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
@@ -72,5 +73,30 @@ int main(int argc, char** argv) {
                static_cast<double>(r.accepted) / static_cast<double>(r.transitions),
                sections / static_cast<double>(r.transitions), s / sections * 1e6);
   }
+
+  vnt::Runtime two(opts);
+  two.execute(
+      "[assume w (scope_include 'w 0 (multivariate_normal (vector 0 0 0) (id_matrix 3)))]"
+      "[assume u (scope_include 'u 0 (multivariate_normal (vector 0 0 0) (id_matrix 3)))]"
+      "[assume y_w (lambda (x) (bernoulli (linear_logistic w x)))]"
+      "[assume y_u (lambda (x) (bernoulli (linear_logistic u x)))]");
+  for (int i = 0; i < n; ++i) {
+    const double x0 = normal(gen), x1 = normal(gen);
+    const bool y = unif(gen) < 1 / (1 + std::exp(-(0.3 + 0.8 * x0 - 0.6 * x1)));
+    two.observe(fmt::format("({} (vector {} {}))", i % 2 == 0 ? "y_w" : "y_u", x0, x1), vnt::Datum(y));
+  }
+  auto t2 = std::chrono::steady_clock::now();
+  two.infer(fmt::format("(cycle ((subsampled_mh w all 100 0.05 'drift 0.05 1) "
+                        "(subsampled_mh u all 100 0.05 'drift 0.05 1)) {})",
+                        std::max(1, transitions / 2)));
+  const double s = seconds_since(t2);
+  double sections = 0, accepted = 0, count = 0;
+  for (const vnt::KernelReport& r : two.kernel_reports()) {
+    sections += static_cast<double>(r.sections_visited);
+    accepted += static_cast<double>(r.accepted);
+    count += static_cast<double>(r.transitions);
+  }
+  fmt::print("{:<34}  {:>11.0f}  {:>8.3f}  {:>17.0f}  {:>10.3f}\n", "two borders (N/2 each), cycled", count,
+             accepted / count, sections / count, s / sections * 1e6);
   return 0;
 }

@@ -15,10 +15,10 @@ void ChainCache::begin(const Trace& trace) {
   start_ = trace.shape_epoch();
 }
 
-void ChainCache::end(Trace& trace) {
+void ChainCache::end(Trace& trace, bool procedures) {
   const bool quiet = trace.shape_epoch() == start_;
-  const uint64_t moved = trace.touch_shape();
-  if (quiet) epoch_ = moved;  // otherwise the next transition opens a new window
+  const uint64_t now = procedures ? trace.touch_shape() : trace.shape_epoch();
+  if (quiet) epoch_ = now;  // otherwise the next transition opens a new window
 }
 
 const SectionChain* ChainCache::find(const Node* root) const {

@@ -19,9 +19,10 @@ class ChainCache {
   /// Starts a transition on `trace`: chains cached before are forgotten if the trace's shape moved since this
   /// cache's last transition ended (Trace::shape_epoch), or if it is another trace.
   void begin(const Trace& trace);
-  /// Ends a transition: moves the shape epoch, since other kernels' caches cannot tell what this one changed. If
-  /// the epoch moved during the transition (a stale section repaired, say), its chains are not trusted either.
-  void end(Trace& trace);
+  /// Ends a transition. If it changed a value that is a procedure (`procedures`), it moves the shape epoch:
+  /// other kernels' chains may apply that procedure. Other values leave every chain valid. If the epoch moved
+  /// during the transition (a stale section repaired, say), its own chains are not trusted either.
+  void end(Trace& trace, bool procedures);
 
   /// The chain matched at `root` since the cache was last invalidated, or nullptr.
   const SectionChain* find(const Node* root) const;

@@ -30,16 +30,6 @@ void check_drift_targets(const std::vector<Node*>& principals, const BlockSpec& 
   }
 }
 
-/// Whether a node `s` resamples holds a procedure, so that a move can change which procedure an application uses.
-/// Section chains cached by subsampled_mh (ChainCache) name the SPs of their links by node; any other change of
-/// value leaves them valid, since their shape changes only with edges and constrained flags, which move the
-/// trace's shape epoch themselves.
-bool resamples_procedures(const Scaffold& s) {
-  bool any = false;
-  s.drg.for_each([&](const Node* n, int) { any |= is_procedure(n->value); });
-  return any;
-}
-
 /// Moves the trace's shape epoch when left, unless `keep` was set and no exception is leaving.
 struct ShapeTouch {
   Trace& trace;
@@ -65,7 +55,10 @@ bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& 
   std::unordered_map<Node*, ProposalKernel> kernels;
   if (opts.drift_sigma) check_drift_targets(choice.principals, spec);
   if (opts.allow_partition && opts.decision == MhOptions::Decision::kMetropolis)
-    if (auto accepted = partitioned_mh_transition(trace, choice, spec, opts.drift_sigma)) return *accepted;
+    if (auto accepted = partitioned_mh_transition(trace, choice, spec, opts.drift_sigma)) {
+      shape.keep = true;  // it moved the epoch itself if it changed a procedure
+      return *accepted;
+    }
   if (opts.drift_sigma) {
     for (Node* n : choice.principals) kernels[n] = ProposalKernel{ProposalKernel::Kind::kDrift, *opts.drift_sigma, {}};
   }

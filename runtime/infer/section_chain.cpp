@@ -46,6 +46,21 @@ auto with_operand(OutputNode* out, size_t index, const Value& v, F&& f) {
   return f(p->sp(), buf.args(p->aux()));
 }
 
+/// Whether x is made of constants only, within a few applications: constants, lookups of them, and deterministic
+/// primitive applications of them (the (vector 1 2) of a datum). Nothing a border feeds, so never stale.
+bool constant_only(Node* x, int depth) {
+  while (x->kind == NodeKind::kLookup) x = as_lookup(x)->source;
+  if (x->kind == NodeKind::kConstant) return true;
+  if (x->kind != NodeKind::kOutput || depth == 0) return false;
+  OutputNode* out = as_output(x);
+  const SpProcedure* p = primitive_at(out);
+  if (p == nullptr || p->sp().is_random() || p->aux() != nullptr || !out->esr_parents.empty()) return false;
+  if (!constant_only(out->op, depth - 1)) return false;
+  for (Node* o : out->operands)
+    if (!constant_only(o, depth - 1)) return false;
+  return true;
+}
+
 }  // namespace
 
 bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
@@ -53,6 +68,7 @@ bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
   if (root->kind != NodeKind::kLookup || as_lookup(root)->source != border) return false;
   root_ = root;
   n_ = 0;
+  inputs_ = Inputs::kUnknown;
   Node* cur = root;
   while (true) {
     size_t index = 0;
@@ -109,7 +125,19 @@ double SectionChain::delta(const Value& b_new, const Value& b_old, bool current_
 }
 
 void SectionChain::make_inputs_fresh(Trace& trace, Node* border) const {
-  if (!stale_elsewhere(trace, border)) return;
+  if (inputs_ == Inputs::kConstant || !stale_elsewhere(trace, border)) return;
+  if (inputs_ == Inputs::kUnknown) {
+    constexpr int kDepth = 3;
+    bool constant = true;
+    Node* prev = root_;
+    for (size_t i = 0; i <= n_ && constant; ++i) {
+      OutputNode* out = as_output(i < n_ ? link_[i] : leaf_);
+      for (Node* o : out->operands) constant &= o == prev || constant_only(o, kDepth);
+      prev = out;
+    }
+    inputs_ = constant ? Inputs::kConstant : Inputs::kOther;
+    if (constant) return;
+  }
   Node* prev = root_;
   auto inputs = [&](OutputNode* out) {
     for (Node* o : out->operands)
@@ -122,9 +150,14 @@ void SectionChain::make_inputs_fresh(Trace& trace, Node* border) const {
   inputs(as_output(leaf_));
 }
 
-void SectionChain::commit(const Value& b_new, const Value* values) const {
+bool SectionChain::commit(const Value& b_new, const Value* values) const {
   root_->value = b_new;
-  for (size_t i = 0; i < n_; ++i) link_[i]->value = values[i];
+  bool procedures = false;
+  for (size_t i = 0; i < n_; ++i) {
+    procedures |= is_procedure(link_[i]->value) || is_procedure(values[i]);
+    link_[i]->value = values[i];
+  }
+  return procedures;
 }
 
 }  // namespace vnt

@@ -31,11 +31,14 @@ class SectionChain {
   /// The new chain values are appended to `out`. A domain error on the new chain gives -inf.
   double delta(const Value& b_new, const Value& b_old, bool current_is_old, std::vector<Value>& out) const;
 
-  /// Repairs what the section reads besides the border (operands fed by other borders' stale sections).
+  /// Repairs what the section reads besides the border (operands fed by other borders' stale sections). The
+  /// first call that finds other stale sections also notes whether those operands are made of constants only,
+  /// which can never be stale: later calls on this chain then cost nothing.
   void make_inputs_fresh(Trace& trace, Node* border) const;
 
-  /// Writes an accepted move: the lookup takes b_new, the links their new values from `values`.
-  void commit(const Value& b_new, const Value* values) const;
+  /// Writes an accepted move: the lookup takes b_new, the links their new values from `values`. Returns whether
+  /// a link's value was or is now a procedure (see resamples_procedures).
+  bool commit(const Value& b_new, const Value* values) const;
 
   Node* root() const { return root_; }
   size_t links() const { return n_; }
@@ -47,6 +50,8 @@ class SectionChain {
   std::array<uint16_t, kMaxLinks> arg_{};  // which operand of link i is the previous value
   uint16_t leaf_arg_ = 0;
   uint8_t n_ = 0;
+  enum class Inputs : uint8_t { kUnknown, kConstant, kOther };
+  mutable Inputs inputs_ = Inputs::kUnknown;
   Node* leaf_ = nullptr;
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -173,6 +174,7 @@ class Transition {
   size_t plate_rows_ = 0;
   std::vector<size_t> swap_with_;
   double drawn_sum_ = 0;  // the sum of l_i over the sections drawn so far
+  bool procedures_ = false;  // a value it changed was or is a procedure (resamples_procedures)
 };
 
 
@@ -317,16 +319,17 @@ void Transition::score_plates(double* out) {
 }
 
 double Transition::visit(Node* root) {
-  SectionChain chain;
   // Exact transitions visit every section once, after an mh step that invalidated the cache: not worth keeping.
-  const SectionChain* known = exact_ ? nullptr : st_.chains().find(root);
-  if (known != nullptr) chain = *known;
-  if (known != nullptr || chain.match(t_, reach_, root)) {
-    if (known == nullptr && !exact_) st_.chains().put(root, chain);
-    chain.make_inputs_fresh(t_, border_);
+  const SectionChain* chain = exact_ ? nullptr : st_.chains().find(root);
+  SectionChain matched;
+  const bool found = chain != nullptr;
+  if (!found && matched.match(t_, reach_, root)) chain = &matched;
+  if (chain != nullptr) {
+    chain->make_inputs_fresh(t_, border_);  // before it is cached: it may note that its inputs are constants
+    if (!found && !exact_) st_.chains().put(root, matched);
     bool stale = root->version != old_version_;
-    double l = chain.delta(new_value_, old_value_, !stale, chain_values_);
-    chains_.push_back(chain);
+    double l = chain->delta(new_value_, old_value_, !stale, chain_values_);
+    chains_.push_back(*chain);
     ++st_.stats.sections_visited;
     st_.stats.stale_repairs += stale ? 1 : 0;
     return l;
@@ -348,10 +351,12 @@ double Transition::visit(Node* root) {
     sec.was_stale = true;
     ++st_.stats.stale_repairs;
   }
+  procedures_ |= resamples_procedures(sec.scaffold);
   double rho = detach_and_extract(t_, sec.scaffold, *sec.old_state);
   std::optional<double> proposed = regen_proposal(t_, sec.scaffold, *sec.old_state);
   if (!proposed) return kNegInf;  // impossible under the proposed value: the test rejects
   double xi = *proposed;
+  procedures_ |= resamples_procedures(sec.scaffold);
   visited_.push_back(std::move(sec));
   ++st_.stats.sections_visited;
   return xi - rho;
@@ -370,9 +375,11 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   struct Window {  // the chains cached by earlier transitions are trusted only if nothing else ran since
     Trace& t;
     ChainCache& cache;
-    Window(Trace& tr, ChainCache& c) : t(tr), cache(c) { cache.begin(t); }
-    ~Window() { cache.end(t); }
-  } window(t_, st_.chains());
+    const bool& procedures;
+    int exceptions = std::uncaught_exceptions();
+    Window(Trace& tr, ChainCache& c, const bool& p) : t(tr), cache(c), procedures(p) { cache.begin(t); }
+    ~Window() { cache.end(t, procedures || std::uncaught_exceptions() > exceptions); }
+  } window(t_, st_.chains(), procedures_);
   border_ = info.border;
   reach_ = BorderReach(border_);
   const size_t n = info.n;
@@ -383,6 +390,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   Scaffold global = build_scaffold(t_, principals, std::move(kernels), border_);
   check_structure(t_, global, reach_);
   ensure_scaffold_fresh(t_, global);
+  procedures_ = resamples_procedures(global);
   old_value_ = border_->value;
   old_version_ = border_->version;
   Db rho_db(t_);
@@ -390,6 +398,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   std::optional<double> proposed = regen_proposal(t_, global, rho_db);
   if (!proposed) return false;
   double xi = *proposed;
+  procedures_ |= resamples_procedures(global);
   new_value_ = border_->value;
   double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
   // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
@@ -485,7 +494,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     for (Section& s : visited_) s.root->version = border_->version;
     const Value* values = chain_values_.data();
     for (const SectionChain& c : chains_) {
-      c.commit(new_value_, values);
+      procedures_ |= c.commit(new_value_, values);
       values += c.links();
       c.root()->version = border_->version;
     }

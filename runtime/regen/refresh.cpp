@@ -2,8 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/regen/refresh.hpp"
 
+#include <array>
+#include <vector>
+
 #include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/regen/regen.hpp"
+#include "runtime/regen/scratch_stack.hpp"
 #include "runtime/regen/walk.hpp"
 
 namespace vnt {
@@ -31,6 +35,27 @@ void repair_if_stale_root(Trace& t, Node* n, Node* except_border) {
   });
 }
 
+/// The nodes one walk has seen: a linear scan over the first few, a hash set beyond.
+class SmallPtrSet {
+ public:
+  bool insert(Node* n) {
+    if (!big_.empty() || count_ == small_.size()) {
+      if (big_.empty())
+        for (Node* s : small_) big_.insert(s);
+      return big_.insert(n);
+    }
+    for (size_t i = 0; i < count_; ++i)
+      if (small_[i] == n) return false;
+    small_[count_++] = n;
+    return true;
+  }
+
+ private:
+  std::array<Node*, 16> small_{};
+  size_t count_ = 0;
+  FlatPtrSet<Node> big_;
+};
+
 }  // namespace
 
 bool stale_elsewhere(Trace& trace, const Node* except_border) {
@@ -39,22 +64,30 @@ bool stale_elsewhere(Trace& trace, const Node* except_border) {
 }
 
 void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
-  if (!stale_elsewhere(trace, except_border)) return;
+  // A constant (a datum, most often) has nothing to repair.
+  if (x->kind == NodeKind::kConstant || !stale_elsewhere(trace, except_border)) return;
   // Walk up through deterministic values (random choices are never stale: only their arguments can be),
-  // repairing stale section roots from the top down.
-  FlatPtrSet<Node> seen;
-  std::vector<std::pair<Node*, bool>> stack{{x, false}};
+  // repairing stale section roots from the top down. Called for every operand of every section read while
+  // another border has stale sections, so nothing is allocated per call: the stack is on a per-thread scratch
+  // vector (a repair may walk again inside this walk), and the few nodes seen are kept in a small array.
+  struct Step {
+    Node* n;
+    bool expanded;
+  };
+  thread_local std::vector<Step> scratch;
+  ScratchStack<Step> stack(scratch);
+  SmallPtrSet seen;
+  stack.push({x, false});
   while (!stack.empty()) {
-    auto [n, expanded] = stack.back();
-    stack.pop_back();
+    const auto [n, expanded] = stack.pop();
     if (expanded) {
       repair_if_stale_root(trace, n, except_border);
       continue;
     }
     if (!seen.insert(n)) continue;
-    stack.emplace_back(n, true);
+    stack.push({n, true});
     if ((is_random_output(n) && n != x) || n == except_border) continue;
-    for_each_parent(n, [&](Node* p) { stack.emplace_back(p, false); });
+    for_each_parent(n, [&](Node* p) { stack.push({p, false}); });
   }
 }
 

@@ -175,6 +175,12 @@ bool can_absorb_change(const Scaffold& s, Node* node, Node* parent) {
   return false;
 }
 
+bool resamples_procedures(const Scaffold& s) {
+  bool any = false;
+  s.drg.for_each([&](const Node* n, int) { any |= is_procedure(n->value); });
+  return any;
+}
+
 Scaffold build_scaffold(Trace& trace, std::span<Node* const> principals,
                         std::unordered_map<Node*, ProposalKernel> kernels, Node* hard_border) {
   Scaffold s;

@@ -53,4 +53,10 @@ Scaffold build_local_scaffold(Trace& trace, Node* border, Node* root);
 /// Whether `child` can keep its value and be re-scored when `parent` changes (Def. 4).
 bool can_absorb_change(const Scaffold& s, Node* child, Node* parent);
 
+/// Whether a node `s` resamples holds a procedure now, so that moving it can change which procedure an
+/// application uses. Section chains cached by subsampled_mh (ChainCache) name the SPs of their links by node;
+/// any other change of value leaves them valid, since their shape changes only with edges and constrained
+/// flags, which move the trace's shape epoch themselves.
+bool resamples_procedures(const Scaffold& s);
+
 }  // namespace vnt

@@ -1,5 +1,6 @@
 // ChainCache: chains stay trusted across a kernel's own transitions and are forgotten once anything else has
-// moved the trace's shape epoch, or when the cache is used on another trace.
+// moved the trace's shape epoch (another kernel's transition moves it only if it changed a procedure), or when
+// the cache is used on another trace.
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
@@ -20,33 +21,47 @@ TEST_CASE("a chain cache trusts its own transitions only") {
   CHECK(cache.find(key) == nullptr);
   cache.put(key, SectionChain{});
   CHECK(cache.find(key) != nullptr);
-  cache.end(a.trace());
+  cache.end(a.trace(), false);
 
   cache.begin(a.trace());  // nothing else ran: still trusted
   CHECK(cache.find(key) != nullptr);
-  cache.end(a.trace());
+  cache.end(a.trace(), false);
 
   a.trace().touch_shape();  // anything else (a directive, another kernel) moves the epoch
   cache.begin(a.trace());
   CHECK(cache.find(key) == nullptr);
   cache.put(key, SectionChain{});  // re-matched in the new window
-  cache.end(a.trace());
+  cache.end(a.trace(), false);
   cache.begin(a.trace());
   CHECK(cache.find(key) != nullptr);
-  cache.end(a.trace());
+  cache.end(a.trace(), false);
+
+  // A transition that changed a procedure moves the epoch: its own chains stay trusted, other caches' do not.
+  ChainCache other;
+  other.begin(a.trace());
+  other.put(key, SectionChain{});
+  other.end(a.trace(), false);
+  cache.begin(a.trace());
+  cache.end(a.trace(), true);
+  cache.begin(a.trace());
+  CHECK(cache.find(key) != nullptr);
+  cache.end(a.trace(), false);
+  other.begin(a.trace());
+  CHECK(other.find(key) == nullptr);
+  other.end(a.trace(), false);
 
   test::run(a, "[assume y (normal x 1)]");  // a directive adds nodes and edges
   cache.begin(a.trace());
   CHECK(cache.find(key) == nullptr);
   cache.put(key, SectionChain{});
-  cache.end(a.trace());
+  cache.end(a.trace(), false);
 
   // Another trace, even at an epoch that happens to match, never sees the first one's entries.
   while (b.trace().shape_epoch() < a.trace().shape_epoch()) b.trace().touch_shape();
   CHECK(b.trace().shape_epoch() == a.trace().shape_epoch());
   cache.begin(b.trace());
   CHECK(cache.find(key) == nullptr);
-  cache.end(b.trace());
+  cache.end(b.trace(), false);
 }
 
 }  // namespace

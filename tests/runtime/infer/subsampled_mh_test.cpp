@@ -368,6 +368,86 @@ TEST_CASE("section chains cached by subsampled_mh survive mh moves that cannot c
   CHECK(state.chains().hits() == static_cast<uint64_t>(kTransitions - 1) * kN);
 }
 
+// Two subsampled kernels on disjoint borders in a cycle (one border per cluster weight, as in the joint DPM):
+// neither changes a procedure, so neither invalidates the other's cached chains; both stay in lockstep with exact
+// mh on the whole scaffold, with each other's stale sections around.
+std::string two_borders_program(int n, uint64_t seed) {
+  Rng rng(seed);
+  std::string p =
+      "[assume w (scope_include 'w 0 (normal 0 1))]"
+      "[assume u (scope_include 'u 0 (normal 0 1))]";
+  for (int i = 0; i < n; ++i) {
+    const double x = rng.normal();
+    p += fmt::format("[observe (normal (* {} {}) 1) {}]", i % 2 == 0 ? "w" : "u", x, 0.5 * x + rng.normal());
+  }
+  return p;
+}
+
+TEST_CASE("subsampled kernels on different borders keep each other's cached chains") {
+  constexpr int kN = 40, kTransitions = 120;
+  Engine exact(2), sub(2);
+  test::run(exact, two_borders_program(kN, 3));
+  test::run(sub, two_borders_program(kN, 3));
+  BlockSpec u_all = w_all();
+  u_all.scope = "u";
+  const Lockstep o(6, 0.4);
+  SubsampledState on_w, on_u;
+  for (SubsampledState* st : {&on_w, &on_u}) {  // each splits its section order off the trace's stream
+    st->order_rng(sub.trace());
+    exact.trace().rng().split();
+  }
+  int accepted = 0;
+  for (int i = 0; i < kTransitions; ++i) {
+    CAPTURE(i);
+    bool a = mh_transition(exact.trace(), w_all(), o.exact);
+    REQUIRE(a == subsampled_mh_transition(sub.trace(), w_all(), o.sub, on_w));
+    accepted += a;
+    a = mh_transition(exact.trace(), u_all, o.exact);
+    REQUIRE(a == subsampled_mh_transition(sub.trace(), u_all, o.sub, on_u));
+    accepted += a;
+  }
+  REQUIRE(test::fingerprint_of(exact) == test::fingerprint_of(sub));
+  CHECK(accepted > 40);
+  // Every transition after each kernel's first finds all of its chains in the cache.
+  CHECK(on_w.chains().hits() == static_cast<uint64_t>(kTransitions - 1) * kN / 2);
+  CHECK(on_u.chains().hits() == static_cast<uint64_t>(kTransitions - 1) * kN / 2);
+}
+
+TEST_CASE("a subsampled transition moves the shape epoch only if it changes a procedure") {
+  // f is a procedure chosen by k, in k's global section, and every datum applies it: a move of k can change
+  // which procedure the applications use, so other kernels' chains must be matched again. A move of w cannot.
+  Engine e(4);
+  std::string p =
+      "[assume k (scope_include 'k 0 (categorical (vector 0.5 0.5)))]"
+      "[assume f (lookup (list exp sqrt) k)]"
+      "[assume w (scope_include 'w 0 (normal 0 1))]";
+  for (int i = 0; i < 10; ++i) p += fmt::format("[observe (normal (f {}) 10) {}]", 0.4 + 0.02 * i, 1.2);
+  for (int i = 0; i < 10; ++i) p += fmt::format("[observe (normal w 1) {}]", 0.1 * i);
+  test::run(e, p);
+  BlockSpec k_one = w_all();
+  k_one.scope = "k";
+  SubsampledOptions so;
+  so.batch = 3;
+  so.epsilon = 0.1;
+  SubsampledState on_k, on_w;
+  int switches = 0;
+  for (int i = 0; i < 40; ++i) {
+    CAPTURE(i);
+    uint64_t before = e.trace().shape_epoch();
+    subsampled_mh_transition(e.trace(), w_all(), so, on_w);
+    CHECK(e.trace().shape_epoch() == before);
+    before = e.trace().shape_epoch();
+    const Value k = e.report("k");
+    subsampled_mh_transition(e.trace(), k_one, so, on_k);
+    CHECK(e.trace().shape_epoch() != before);
+    switches += values_equal(k, e.report("k")) ? 0 : 1;
+  }
+  CHECK(switches > 3);
+  CHECK(on_k.stats.exact_transitions == 0);
+  refresh_all(e.trace());
+  CHECK(test::inconsistent_nodes(e) == 0);
+}
+
 TEST_CASE("after many subsampled moves, stale sections are repaired before anything reads them") {
   Engine e(9);
   test::run(e, logistic_program(80, 6) +
