@@ -88,8 +88,8 @@ bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
   }
 }
 
-double SectionChain::delta(const Value& b_new, const Value& b_old, bool current_is_old,
-                           std::vector<Value>& out) const {
+std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old, bool current_is_old,
+                                          std::vector<Value>& out) const {
   const SpProcedure* leaf_sp = primitive_at(as_output(leaf_));
   auto run = [&](const Value& b, std::vector<Value>* keep) {
     Value cur = b, last_in;
@@ -111,8 +111,8 @@ double SectionChain::delta(const Value& b_new, const Value& b_old, bool current_
     fresh = run(b_new, &out);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kDomain) throw;
-    out.resize(start + n_);  // keep later sections' values aligned; a -inf l_i rejects the move anyway
-    return kNegInf;
+    out.resize(start + n_);  // keep later sections' values aligned; the move is rejected anyway
+    return std::nullopt;
   }
   double old = 0;
   if (current_is_old) {  // the trace's values: the leaf's operand is in the trace, with its origin

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "runtime/value/value.hpp"
@@ -28,8 +29,10 @@ class SectionChain {
 
   /// l = log p(leaf | chain from b_new) - log p(leaf | chain from b_old). With `current_is_old`, the old
   /// chain is the values in the trace (a fresh section); otherwise it is recomputed from b_old (a stale one).
-  /// The new chain values are appended to `out`. A domain error on the new chain gives -inf.
-  double delta(const Value& b_new, const Value& b_old, bool current_is_old, std::vector<Value>& out) const;
+  /// The new chain values are appended to `out`. A domain error on the new chain gives nullopt: the move has
+  /// probability zero (as when regen fails), and `out` still gets one value per link.
+  std::optional<double> delta(const Value& b_new, const Value& b_old, bool current_is_old,
+                              std::vector<Value>& out) const;
 
   /// Repairs what the section reads besides the border (operands fed by other borders' stale sections). The
   /// first call that finds other stale sections also notes whether those operands are made of constants only,

@@ -175,6 +175,9 @@ class Transition {
   std::vector<size_t> swap_with_;
   double drawn_sum_ = 0;  // the sum of l_i over the sections drawn so far
   bool procedures_ = false;  // a value it changed was or is a procedure (resamples_procedures)
+  // A section failed under the proposed value (a domain error): the move has probability zero. Exact mh's general
+  // path then rejects without drawing u, so the transition gives u back to the stream.
+  bool impossible_ = false;
 };
 
 
@@ -304,6 +307,7 @@ void Transition::score_plates(double* out) {
         // Impossible under the proposed value: the test rejects.
         if (e.kind() != ErrorKind::kDomain && e.kind() != ErrorKind::kZeroProbability) throw;
         std::fill(pv.a.begin(), pv.a.end(), kNegInf);
+        impossible_ = true;
       }
       pv.before->rows(pv.rows.data(), k, pv.b.data());
       for (size_t j = 0; j < k; ++j) pv.b[j] = pv.a[j] - pv.b[j];
@@ -328,11 +332,12 @@ double Transition::visit(Node* root) {
     chain->make_inputs_fresh(t_, border_);  // before it is cached: it may note that its inputs are constants
     if (!found && !exact_) st_.chains().put(root, matched);
     bool stale = root->version != old_version_;
-    double l = chain->delta(new_value_, old_value_, !stale, chain_values_);
+    std::optional<double> l = chain->delta(new_value_, old_value_, !stale, chain_values_);
     chains_.push_back(*chain);
     ++st_.stats.sections_visited;
     st_.stats.stale_repairs += stale ? 1 : 0;
-    return l;
+    impossible_ |= !l;
+    return l.value_or(kNegInf);
   }
   Section sec{root, build_local_scaffold(t_, border_, root), std::make_unique<Db>(t_), false};
   check_section(sec.scaffold, reach_, root);
@@ -354,7 +359,10 @@ double Transition::visit(Node* root) {
   procedures_ |= resamples_procedures(sec.scaffold);
   double rho = detach_and_extract(t_, sec.scaffold, *sec.old_state);
   std::optional<double> proposed = regen_proposal(t_, sec.scaffold, *sec.old_state);
-  if (!proposed) return kNegInf;  // impossible under the proposed value: the test rejects
+  if (!proposed) {  // impossible under the proposed value: the test rejects
+    impossible_ = true;
+    return kNegInf;
+  }
   double xi = *proposed;
   procedures_ |= resamples_procedures(sec.scaffold);
   visited_.push_back(std::move(sec));
@@ -402,6 +410,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   new_value_ = border_->value;
   double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
   // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
+  const Rng before_u = t_.rng();
   const double target = std::log(t_.rng().uniform()) - alpha_g;  // N mu0: the decision is sum(l_i) >= target
   const double mu0 = target / static_cast<double>(n);
   std::vector<uint32_t>* order_ptr = exact_ ? nullptr : &t_.section_order(border_, n);
@@ -454,8 +463,10 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
       score_plates(out);
       // Exact mh sees all N l_i in this one mini-batch, and must decide as its general path does: there a NaN
       // sum (a NaN l_i, or +inf with -inf) makes log alpha NaN, a rejection; the test would stop the [infer].
-      if (exact_ && std::isnan(std::accumulate(out, out + k, 0.0)))
+      if (exact_ && std::isnan(std::accumulate(out, out + k, 0.0))) {
         std::fill(out, out + k, -std::numeric_limits<double>::infinity());
+        impossible_ = true;  // and draws no u
+      }
       for (size_t j = 0; j < k; ++j) {
         test->add(out[j]);
         drawn_sum_ += out[j];
@@ -513,6 +524,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     return true;
   }
   // Reject: the global section first (the border gets its old value back), then the visited sections.
+  if (impossible_) t_.rng() = before_u;
   Db xi_db(t_);
   detach_and_extract(t_, global, xi_db);
   regen_and_attach(t_, global, true, rho_db);
