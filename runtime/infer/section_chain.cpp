@@ -74,6 +74,8 @@ bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
     size_t index = 0;
     OutputNode* next = sole_consumer(cur, &index);
     if (next == nullptr || index > UINT16_MAX || !other_operands_outside(next, index, reach)) return false;
+    // The procedure too: one computed from the border is another section's node, and a chain applies it as it is.
+    if (reach.follows(next->op)) return false;
     const SpProcedure* p = primitive_at(next);
     if (p == nullptr || p->aux() != nullptr || &p->sp() == trace.scope_include_sp()) return false;
     if (p->sp().is_random()) {

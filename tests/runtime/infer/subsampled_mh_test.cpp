@@ -732,6 +732,41 @@ TEST_CASE("sections that meet through values computed from the border are refuse
   }
 }
 
+// The operator of a link is read like its operands: here the procedure that each datum's link applies is chosen by
+// a value computed from w, so the lookup of w under it roots another section that reaches the same link. The chain
+// matched anyway, scored the link with the procedure of the old w and committed its value; the transitions that
+// met this section without the other decided from that l_i instead of refusing the partition.
+TEST_CASE("a section whose link applies a procedure computed from the border is not a chain") {
+  Engine e(1);
+  test::run(e,
+            "[assume w (scope_include 'w 0 (normal 0 1))] [assume fs (list exp sin)]"
+            "[observe (normal w 1) 0.2]"
+            "[observe (normal ((lookup fs (floor (/ (+ 3 w) 3))) w) 1) 0.5]");
+  const BorderInfo info = find_border(select_block(e.trace(), w_all()).principals.at(0));
+  REQUIRE(info.border != nullptr);
+  REQUIRE(info.border->children.size() == 3);  // (normal w 1); the w under floor; the w the link applies to
+  BorderReach reach(info.border);
+  CHECK(SectionChain().match(e.trace(), reach, info.border->children[0]));
+  CHECK_FALSE(SectionChain().match(e.trace(), reach, info.border->children[1]));
+  CHECK_FALSE(SectionChain().match(e.trace(), reach, info.border->children[2]));
+  // Each of the two sections of the second datum, scored by itself, refuses the partition.
+  SubsampledOptions so;
+  so.batch = 1;
+  so.epsilon = 0.5;
+  so.drift_sigma = 0.3;
+  int refused = 0;
+  for (int i = 0; i < 40; ++i) {
+    SubsampledState state;
+    try {
+      subsampled_mh_transition(e.trace(), w_all(), so, state);
+    } catch (const Error& err) {
+      CHECK(std::string(err.message()).find("two children of the border meet") != std::string::npos);
+      ++refused;
+    }
+  }
+  CHECK(refused == 40);  // n < 2 never decides, so every transition scores one of them
+}
+
 // Every section is an observation of s but the last, (* s s), where two children of the border meet: the
 // partitioned path finds that only after drawing the proposal and scoring the other sections.
 std::string late_refusal_program(int n) {
