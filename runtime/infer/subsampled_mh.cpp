@@ -358,12 +358,24 @@ double Transition::visit(Node* root) {
   }
   procedures_ |= resamples_procedures(sec.scaffold);
   double rho = detach_and_extract(t_, sec.scaffold, *sec.old_state);
-  std::optional<double> proposed = regen_proposal(t_, sec.scaffold, *sec.old_state);
-  if (!proposed) {  // impossible under the proposed value: the test rejects
-    impossible_ = true;
+  double xi = 0;
+  try {
+    xi = regen_and_attach(t_, sec.scaffold, false, *sec.old_state);
+  } catch (const Error& e) {
+    // The failed regen undid itself, so the section is detached. It is put back from the border's old value, not
+    // from the proposed one the border holds: regen_proposal would leave the section's root at the proposed value.
+    std::swap(border_->value, old_value_);
+    try {
+      regen_and_attach(t_, sec.scaffold, true, *sec.old_state);
+    } catch (...) {
+      std::swap(border_->value, old_value_);
+      throw;
+    }
+    std::swap(border_->value, old_value_);
+    if (e.kind() != ErrorKind::kDomain && e.kind() != ErrorKind::kZeroProbability) throw;
+    impossible_ = true;  // impossible under the proposed value: the test rejects
     return kNegInf;
   }
-  double xi = *proposed;
   procedures_ |= resamples_procedures(sec.scaffold);
   visited_.push_back(std::move(sec));
   ++st_.stats.sections_visited;
