@@ -106,8 +106,17 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
   trace.touch_shape();
   Scaffold local = build_local_scaffold(trace, border, root);
   Db db(trace);
+  const Value stale = root->value;
   detach_and_extract(trace, local, db);
-  regen_and_attach(trace, local, false, db);
+  try {
+    regen_and_attach(trace, local, false, db);
+  } catch (...) {
+    // The border's value makes the section fail (a domain error: an approximate move accepted it unseen). The
+    // failed regen undid itself; the section is put back as it was, still stale, for the error to propagate.
+    regen_and_attach(trace, local, true, db);
+    root->value = stale;  // the root's value is not in the Db: restoring read the border's current one
+    throw;
+  }
   root->version = border->version;
   if (it != trace.stale_borders().end() && --it->second == 0) trace.stale_borders().erase(it);
 }
