@@ -93,10 +93,12 @@ void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
 
 void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_border) {
   if (!stale_elsewhere(trace, except_border)) return;
-  // Collect first: repairing sections must not run while the scaffold's tables are being walked.
+  // Collect first: repairing sections must not run while the scaffold's tables are being walked. The brush too:
+  // detaching it reads its values (an observation in it is scored, and a rejection puts its values back).
   std::vector<Node*> nodes;
   scaffold.drg.for_each([&](Node* n, int) { nodes.push_back(n); });
   scaffold.absorbing.for_each([&](Node* n) { nodes.push_back(n); });
+  scaffold.brush.for_each([&](Node* n) { nodes.push_back(n); });
   for (Node* n : nodes) ensure_fresh(trace, n, except_border);
 }
 

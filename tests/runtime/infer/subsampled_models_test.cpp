@@ -531,5 +531,46 @@ TEST_CASE("experts with resampled assignments: at eps > 0 points change expert w
   CHECK(test::fingerprint_of(lazy) == test::fingerprint_of(eager));
 }
 
+// A stale section inside the brush of an exact move: each datum takes the branch of its flip (b i), and the branch
+// reads (mu 1) or (mu 2), whose family roots are borders with a section per datum. A move on (b i) removes the
+// old branch, and its observation is scored as it is removed (rho), from (* 2 (mu k)); the brush was not repaired
+// before the detach, so that score read a stale value, and a rejection put the stale values back as fresh ones.
+TEST_CASE("an exact move whose brush holds stale sections decides as with eager repair") {
+  std::string program =
+      "[assume mu (mem (lambda (k) (scope_include 'mu k (normal 0 3))))]"
+      "[assume b (mem (lambda (i) (scope_include 'b i (flip 0.5))))]"
+      "[assume f (lambda (i) (if (b i) (normal (* 2 (mu 1)) 1) (normal (* 2 (mu 2)) 1)))]";
+  Rng rng(3);
+  for (int i = 0; i < 40; ++i) program += fmt::format("[observe (f {}) {}]", i, (i % 2 ? 2.0 : -3.0) + rng.normal());
+  Engine lazy(11), eager(11);
+  test::run(lazy, program);
+  test::run(eager, program);
+  SubsampledOptions so;
+  so.batch = 3;
+  so.epsilon = 0.3;
+  so.drift_sigma = 0.3;
+  SubsampledState sl, se;
+  const BlockSpec mu = block("mu", BlockSpec::Mode::kOne, "subsampled_mh");
+  const BlockSpec flips = block("b", BlockSpec::Mode::kOne, "mh");
+  int flipped = 0;
+  for (int c = 0; c < 300; ++c) {
+    CAPTURE(c);
+    REQUIRE(subsampled_mh_transition(lazy.trace(), mu, so, sl) == subsampled_mh_transition(eager.trace(), mu, so, se));
+    refresh_all(eager.trace());
+    for (int m = 0; m < 3; ++m) {
+      const bool a = mh_transition(lazy.trace(), flips, {});
+      REQUIRE(a == mh_transition(eager.trace(), flips, {}));
+      flipped += a;
+    }
+    REQUIRE(same_values(choice_values(lazy), choice_values(eager)));
+  }
+  CHECK(flipped > 50);
+  CHECK(sl.stats.accepted > 50);
+  CHECK(sl.stats.exact_transitions == 0);
+  refresh_all(lazy.trace());
+  CHECK(test::inconsistent_nodes(lazy) == 0);
+  CHECK(test::fingerprint_of(lazy) == test::fingerprint_of(eager));
+}
+
 }  // namespace
 }  // namespace vnt
