@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "runtime/core/utf8.hpp"
 #include "runtime/sp/registry.hpp"
 #include "stdlib/support/deterministic.hpp"
 
@@ -44,7 +45,7 @@ Value size(const Call& c) {
   const Value& v = c[0];
   if (auto* p = std::get_if<VectorPtr>(&v)) return static_cast<double>((*p)->size());
   if (auto* l = std::get_if<ListPtr>(&v)) return static_cast<double>((*l)->items.size());
-  if (auto* s = std::get_if<StringPtr>(&v)) return static_cast<double>((*s)->size());
+  if (auto* s = std::get_if<StringPtr>(&v)) return static_cast<double>(utf8_length(**s));  // characters, not bytes
   c.fail_type(0, "a vector, list or string");
 }
 
