@@ -95,10 +95,14 @@ class Builder {
       if (s_.is_resampling(n) && n->constrained &&
           std::find(principals.begin(), principals.end(), n) == principals.end()) {
         SourceSpan span = n->expr ? n->expr->span : SourceSpan{};
+        // An application whose operator changed is always in D (can_absorb_change): say so, since nothing in
+        // the observed expression itself looks random (a coin made from a random alpha, or picked by a mem key).
+        bool new_operator = n->kind == NodeKind::kOutput && s_.is_resampling(as_output(n)->op);
         throw Error(ErrorKind::kInference,
                     fmt::format("this proposal would change an observed value (the observation at {} cannot "
-                                "absorb the change)",
-                                span_location(span).empty() ? "?" : span_location(span)),
+                                "absorb the change{})",
+                                span_location(span).empty() ? "?" : span_location(span),
+                                new_operator ? ": the procedure it applies depends on the proposal" : ""),
                     span);
       }
     }
