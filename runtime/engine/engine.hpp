@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -74,6 +75,10 @@ class Engine {
   const std::vector<KernelRecord>& kernel_reports() const { return kernel_reports_; }
   /// Where the values of predict and sample go (pprun prints them; the API collects them).
   void set_output(std::function<void(const Value&, const Directive&)> out) { output_ = std::move(out); }
+  /// A flag (set by a signal handler, e.g. the REPL's Ctrl-C) that stops a running [infer] between two
+  /// transitions with an inference error; null (the default) for none. The engine never clears it.
+  void set_interrupt(const std::atomic<bool>* flag) { interrupt_ = flag; }
+  bool interrupted() const { return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed); }
 
   /// Parses and runs every directive of a source text in order; stops at (and throws) the first error.
   void run_source(const std::shared_ptr<const SourceFile>& file);
@@ -132,6 +137,7 @@ class Engine {
   std::map<std::string, const Expr*> apply_sites_;
   std::set<std::string> program_scopes_;
   bool plates_ = true;
+  const std::atomic<bool>* interrupt_ = nullptr;
 };
 
 }  // namespace vnt

@@ -348,6 +348,13 @@ void add_kernel_records(Engine& engine, InferOp& op) {
   for (InferOp& c : op.children) add_kernel_records(engine, c);
 }
 
+/// Stops the program between two steps when the engine's interrupt flag is set (Ctrl-C in the REPL): an
+/// inference error like any other, so the transitions made are kept and the rows of this [infer] dropped.
+void check_interrupt(const Engine& engine, const InferOp& op) {
+  if (engine.interrupted())
+    throw Error(ErrorKind::kInference, "interrupted (Ctrl-C): the transitions made before it are kept", op.span);
+}
+
 KernelRecord& count_transition(Engine& engine, const InferOp& op, bool accepted) {
   KernelRecord& r = engine.kernel_reports()[op.report];
   ++r.transitions;
@@ -370,11 +377,13 @@ std::string data_touched(const KernelRecord& r) {
 }
 
 void run(Engine& engine, const InferOp& op) {
+  check_interrupt(engine, op);  // also between the steps of loops that make no transition, (repeat 1e12 (do))
   switch (op.kind) {
     // Each transition is a transaction: one that fails leaves the trace as it was before it, its random stream
     // and the order of its choices too (docs/language.md); the kernel itself restores nodes and values.
     case InferOp::Kind::kMh:
       for (size_t i = 0; i < op.count; ++i) {
+        check_interrupt(engine, op);
         TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
         bool accepted = mh_transition(engine.trace(), op.block, op.mh);
         count_transition(engine, op, accepted);
@@ -382,6 +391,7 @@ void run(Engine& engine, const InferOp& op) {
       return;
     case InferOp::Kind::kSubsampled:
       for (size_t i = 0; i < op.count; ++i) {
+        check_interrupt(engine, op);
         TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
         const SubsampledStats before = op.sub_state->stats;
         bool accepted = subsampled_mh_transition(engine.trace(), op.block, op.sub, *op.sub_state);

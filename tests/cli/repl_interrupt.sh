@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Ctrl-C in the interactive REPL (tmux) stops a running [infer] with an error and the session goes on with its
+# trace: the assumed names and the moves made before Ctrl-C. Before, SIGINT killed pprun and the whole session
+# was lost. Skipped when tmux is missing.
+# SPDX-License-Identifier: Apache-2.0
+source "$(dirname "$0")/common.bash" "$@"
+
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "[$TEST_NAME] tmux is not installed (scripts/install_deps.sh installs it): skipped"
+  exit 0
+fi
+
+SOCK="$TMP/tmux.sock"
+tm() { tmux -S "$SOCK" -f /dev/null "$@"; }
+trap 'tm kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+
+screen() { tm capture-pane -p -S -100 -t repl | sed -e 's/\^D$//' -e 's/[[:space:]]*$//' -e '/^$/d'; }
+show_run() { screen | sed 's/^/  screen | /'; }
+
+# wait_for REGEX [TRIES]: polls the screen (every 0.1 s, 50 times unless told) until a line matches.
+wait_for() {
+  for _ in $(seq "${2:-50}"); do
+    if screen | grep -Eq -- "$1"; then return 0; fi
+    sleep 0.1
+  done
+  fail "timed out waiting for /$1/ on the terminal"
+  show_run
+  return 1
+}
+
+tm new-session -d -s repl -x 150 -y 50 "'$PPRUN' --seed 1; echo \"[exit \$?]\"; sleep 30" || { fail "tmux new-session"; finish; }
+wait_for '^vnt>$' || finish
+
+tm send-keys -t repl '[assume mu (normal 0 1)] [observe (normal mu 1) 2]' Enter
+tm send-keys -t repl '[infer (repeat 5 (collect 7))]' Enter
+tm send-keys -t repl '[infer (repeat 1000000000 (do (mh default one 1) (collect mu)))]' Enter
+sleep 1  # the [infer] runs (about a minute per 1e8 transitions, so it cannot end by itself here)
+tm send-keys -t repl C-c
+wait_for 'error: interrupted \(Ctrl-C\): the transitions made before it are kept' || finish
+wait_for '^vnt>$' || finish
+# The session goes on: mu is still assumed and was moved (the only value it cannot have now is its first one).
+tm send-keys -t repl '[predict (!= mu 0.0025056486147713064)]' Enter
+wait_for '^true$' || finish
+# A later [infer] runs normally.
+tm send-keys -t repl '[infer (repeat 2 (collect 8))]' Enter '[predict 42]' Enter
+wait_for '^42$' || finish
+tm send-keys -t repl C-d
+wait_for '^\[exit 0\]$' || finish
+
+expect_match "the interrupted [infer] is reported at the kernel it stopped in" \
+  '<repl:3>:1:[0-9]+: error: interrupted \(Ctrl-C\)' "$(screen)"
+finish
