@@ -17,13 +17,15 @@ namespace vnt {
 void PlateColumn::push(const Value& v) {
   if (!generic_) {
     const bool number = is_number(v);
+    const bool boolean = std::holds_alternative<bool>(v);
     const bool vector = is_vector(v) && std::get<VectorPtr>(v)->size() > 0;
-    if (size_ == 0 && (number || vector)) {
+    if (size_ == 0 && (number || boolean || vector)) {
       vectors_ = vector;
+      booleans_ = boolean;
       width_ = vector ? static_cast<size_t>(std::get<VectorPtr>(v)->size()) : 0;
     }
-    if (number && !vectors_) {
-      data_.push_back(std::get<double>(v));
+    if ((number && !vectors_ && !booleans_) || (boolean && booleans_)) {
+      data_.push_back(boolean ? (std::get<bool>(v) ? 1.0 : 0.0) : std::get<double>(v));
       ++size_;
       return;
     }
@@ -60,6 +62,7 @@ void PlateColumn::pop() {
 
 Value PlateColumn::value(size_t i) const {
   if (generic_) return values_[i];
+  if (booleans_) return data_[i] != 0;
   if (!vectors_) return data_[i];
   return make_vector(Eigen::Map<const Eigen::VectorXd>(row(i), static_cast<Eigen::Index>(width_)));
 }
@@ -314,7 +317,8 @@ class Compiler {
       if (reads_input_[leaf.args[a]] && !leaf.sp->can_absorb(a)) return std::nullopt;
     auto program = std::make_shared<PlateProgram>();
     program->params = lambda_->params.size();
-    if (leaf.sp->name() == "bernoulli" && leaf.args.size() == 1) {
+    // flip is bernoulli with booleans for 1 and 0 (stdlib/dist/bernoulli.cpp): the same density of the same rows.
+    if ((leaf.sp->name() == "bernoulli" || leaf.sp->name() == "flip") && leaf.args.size() == 1) {
       const PlateOp& inner = ops_[leaf.args[0]];
       if (inner.kind == PlateOp::Kind::kApply && inner.sp->name() == "linear_logistic" && inner.args.size() == 2 &&
           ops_[inner.args[0]].kind == PlateOp::Kind::kInput && ops_[inner.args[1]].kind == PlateOp::Kind::kParam) {

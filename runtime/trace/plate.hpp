@@ -43,15 +43,16 @@ struct PlateProgram {
   enum class Fused : uint8_t { kNone, kLogistic };
   std::vector<PlateOp> ops;
   size_t params = 0;
-  /// kLogistic: the body is (bernoulli (linear_logistic input param)); rows are scored with one dot product
+  /// kLogistic: the body is (bernoulli or flip (linear_logistic input param)); rows are scored with one dot product
   /// and a softplus, exact in both tails, when that parameter's column is dense.
   Fused fused = Fused::kNone;
   uint32_t fused_input = 0;  // kLogistic: the input holding the weights
   uint32_t fused_param = 0;  // kLogistic: the parameter holding the features
 };
 
-/// One argument (or the observed value) of every row: dense doubles while every value is a number (width 0)
-/// or a vector of one length, generic values otherwise.
+/// One argument (or the observed value) of every row: dense doubles while every value is a number (width 0),
+/// every value a boolean (stored as 1 and 0, given back as booleans) or a vector of one length, generic values
+/// otherwise.
 class PlateColumn {
  public:
   void push(const Value& v);
@@ -74,7 +75,8 @@ class PlateColumn {
   void make_generic();
 
   bool generic_ = false;
-  bool vectors_ = false;  // dense rows are vectors (else numbers)
+  bool vectors_ = false;   // dense rows are vectors (else numbers)
+  bool booleans_ = false;  // dense rows are booleans, as 1 and 0
   size_t width_ = 0;
   size_t size_ = 0;
   std::vector<double> data_;
@@ -158,7 +160,7 @@ inline double logistic_log_density_change(double zf, double zt, double y) {
 }
 
 /// Whether the fused logistic scorer can run the plate's rows: a kLogistic body with dense feature vectors and
-/// dense observed numbers.
+/// dense observed numbers or booleans.
 bool fused_logistic_rows(const PlateNode& plate);
 
 /// For a plate with fused_logistic_rows: the weights value `w` as a vector with the bias first (0 when w is as

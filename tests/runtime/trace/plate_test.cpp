@@ -80,6 +80,48 @@ TEST_CASE("the fused logistic scorer agrees with the generic interpreter and the
   }
 }
 
+TEST_CASE("flip bodies and boolean observed values take the fused scorer, with the scores and draws of 1/0 rows") {
+  // What examples/embed does: (flip (linear_logistic w x)) observed at booleans. Such rows were kept generic
+  // (a boolean observed column, a flip body), so they missed the fused scorer and 'proxy 'taylor.
+  const char* bodies[] = {"bernoulli", "flip"};
+  double totals[2][2] = {};
+  for (int b = 0; b < 2; ++b) {
+    for (int booleans = 0; booleans < 2; ++booleans) {
+      CAPTURE(bodies[b]);
+      CAPTURE(booleans);
+      const std::string program = fmt::format(
+          "[assume w (scope_include 'w 0 (multivariate_normal (zeros 3) (id_matrix 3)))]"
+          "[assume f (lambda (x) ({} (linear_logistic w x)))]",
+          bodies[b]);
+      Pair pair(41);
+      pair.run(program);
+      Rng rng(9);
+      for (int i = 0; i < 40; ++i) {
+        const Value x = vec2(2 * rng.normal(), 2 * rng.normal());
+        const bool y = i % 3 != 0;
+        const Value v = booleans != 0 ? Value(y) : Value(y ? 1.0 : 0.0);
+        pair.on.observe_apply("f", {x}, v);
+        pair.off.observe_apply("f", {x}, v);
+      }
+      PlateNode* p = last_plate(pair.on);
+      REQUIRE(p != nullptr);
+      CHECK(p->program->fused == PlateProgram::Fused::kLogistic);
+      CHECK(fused_logistic_rows(*p));
+      CHECK(p->observed.dense());
+      if (booleans != 0) CHECK(values_equal(p->observed.value(0), Value(false)));
+      totals[b][booleans] = p->total;
+      // The same chain as one family per row: same scores, same draws.
+      const char* infer = "[infer (repeat 20 (do (mh w all 'drift 0.3 5) (subsampled_mh w all 7 0.05 'drift 0.3 5)))]";
+      test::run(pair.on, infer);
+      test::run(pair.off, infer);
+      CHECK(vec(pair.on, "w") == vec(pair.off, "w"));
+    }
+  }
+  CHECK(totals[0][1] == totals[0][0]);
+  CHECK(totals[1][0] == totals[0][0]);
+  CHECK(totals[1][1] == totals[0][0]);
+}
+
 TEST_CASE("in the tails the fused and the generic score are -softplus(-+z), finite where log(logistic(z)) is -inf") {
   Engine e(3);
   test::run(e, kFused);  // w = (0 0): every row has probability 1/2 at load
@@ -216,6 +258,23 @@ TEST_CASE("a plate column stores numbers or equal-length vectors densely and any
   numbers.pop();
   CHECK(numbers.size() == 2);
   CHECK(values_equal(numbers.value(1), Value(-2.0)));
+
+  PlateColumn booleans;  // dense as 1 and 0, given back as booleans
+  booleans.push(Value(true));
+  booleans.push(Value(false));
+  CHECK(booleans.dense());
+  CHECK(!booleans.vectors());
+  CHECK(*booleans.row(0) == 1.0);
+  CHECK(values_equal(booleans.value(1), Value(false)));
+  booleans.push(Value(1.0));  // a number among booleans: generic, and each value stays what it was
+  CHECK(!booleans.dense());
+  CHECK(values_equal(booleans.value(0), Value(true)));
+  CHECK(values_equal(booleans.value(2), Value(1.0)));
+  PlateColumn numbers_first;
+  numbers_first.push(Value(1.0));
+  numbers_first.push(Value(true));
+  CHECK(!numbers_first.dense());
+  CHECK(values_equal(numbers_first.value(1), Value(true)));
 
   PlateColumn vectors;
   const double x[] = {1, 2, 3, 4};
