@@ -103,7 +103,7 @@ class DistributionSp final : public Sp {
       if (!in_domain(spec.domain, p[i])) {
         if (!throw_on_domain) return false;
         raise(ErrorKind::kDomain, "{}: argument {} ({}) is {}, but {}", D::kName, i + 1, spec.name,
-              to_string(Value(p[i])), domain_requirement(spec.domain));
+              to_string(Value(p[i])), domain_requirement(spec.domain, p[i]));
       }
     }
     return true;

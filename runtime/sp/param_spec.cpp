@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/sp/param_spec.hpp"
 
+#include <cmath>
+#include <limits>
+
 namespace vnt {
 
 std::string_view domain_requirement(Domain d) {
@@ -14,6 +17,12 @@ std::string_view domain_requirement(Domain d) {
     case Domain::kNonNegativeInteger: return "must be a non-negative integer";
   }
   return "is invalid";
+}
+
+std::string_view domain_requirement(Domain d, double x) {
+  if ((d == Domain::kPositive || d == Domain::kNonNegative) && x == std::numeric_limits<double>::infinity())
+    return "must be finite";
+  return domain_requirement(d);
 }
 
 bool in_domain(Domain d, double x) {

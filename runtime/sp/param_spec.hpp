@@ -19,6 +19,9 @@ enum class Domain {
 
 /// "must be positive", "must be in [0, 1]", ...
 std::string_view domain_requirement(Domain d);
+/// What `x`, outside domain `d`, fails: domain_requirement(d), except "must be finite" for an infinity whose sign
+/// the domain accepts (inf is not "must be positive" for a positive parameter).
+std::string_view domain_requirement(Domain d, double x);
 bool in_domain(Domain d, double x);
 
 struct ParamSpec {

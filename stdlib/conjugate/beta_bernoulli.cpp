@@ -113,7 +113,7 @@ class MakeBetaBernoulli final : public Sp {
     double v = as_double(args[i], ArgRef{kMakerName, i + 1, name});
     if (!in_domain(Domain::kPositive, v))
       raise(ErrorKind::kDomain, "{}: argument {} ({}) is {}, but {}", kMakerName, i + 1, name, to_string(Value(v)),
-            domain_requirement(Domain::kPositive));
+            domain_requirement(Domain::kPositive, v));
     return v;
   }
 };

@@ -84,6 +84,11 @@ TEST_CASE("beta_bernoulli errors") {
         Call(maker, {num(1), num(0)}).simulate(rng);
       },
       ErrorKind::kDomain, "make_beta_bernoulli: argument 2 (beta) is 0, but must be positive");
+  check_error(
+      [&] {
+        Call(maker, {num(1), num(kInf)}).simulate(rng);
+      },
+      ErrorKind::kDomain, "make_beta_bernoulli: argument 2 (beta) is inf, but must be finite");
   check_error([&] { Call(maker, {num(1)}).simulate(rng); }, ErrorKind::kArity,
               "make_beta_bernoulli: expected 2 arguments, got 1");
   check_error(

@@ -20,6 +20,9 @@ TEST_CASE("normal errors") {
   check_invalid(sp, {num(0), num(-1)}, num(0), "normal: argument 2 (sd) is -1, but must be positive");
   check_invalid(sp, {num(0), num(0)}, num(0), "normal: argument 2 (sd) is 0, but must be positive");
   check_invalid(sp, {num(kInf), num(1)}, num(0), "normal: argument 1 (mean) is inf, but must be a finite number");
+  // inf is positive: what it fails is being finite.
+  check_invalid(sp, {num(0), num(kInf)}, num(0), "normal: argument 2 (sd) is inf, but must be finite");
+  check_invalid(sp, {num(0), num(-kInf)}, num(0), "normal: argument 2 (sd) is -inf, but must be positive");
   check_malformed(sp, {num(0), num(1), num(2)}, num(0), ErrorKind::kArity, "normal: expected 2 arguments, got 3");
   check_malformed(sp, {vec({1}), num(1)}, num(0), ErrorKind::kType,
                   "normal: argument 1 (mean) must be a number, got a vector");
