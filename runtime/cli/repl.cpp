@@ -65,6 +65,10 @@ void catch_interrupts(Engine& engine) {
   action.sa_flags = SA_RESTART;
   sigaction(SIGINT, &action, nullptr);
   engine.set_interrupt(&interrupt_requested);
+#ifdef VNT_HAVE_LIBEDIT
+  // libedit's own handler would re-send SIGINT to ours and then echo the line being typed a second time.
+  rl_catch_signals = 0;
+#endif
 }
 
 bool read_line(const char* prompt, bool interactive, std::string& line) {

@@ -44,8 +44,17 @@ wait_for '^true$' || finish
 # A later [infer] runs normally.
 tm send-keys -t repl '[infer (repeat 2 (collect 8))]' Enter '[predict 42]' Enter
 wait_for '^42$' || finish
+# At the prompt, Ctrl-C does nothing: the line being typed goes on, and is not echoed twice (libedit's handler
+# did that).
+tm send-keys -t repl '[predict (+ 40'
+sleep 0.3
+tm send-keys -t repl C-c
+sleep 0.3
+tm send-keys -t repl ' 3)]' Enter
+wait_for '^43$' || finish
 tm send-keys -t repl C-d
 wait_for '^\[exit 0\]$' || finish
+if screen | grep -Eq '^ 3\)\]$'; then fail "the line typed across Ctrl-C is echoed a second time"; show_run; fi
 
 expect_match "the interrupted [infer] is reported at the kernel it stopped in" \
   '<repl:3>:1:[0-9]+: error: interrupted \(Ctrl-C\)' "$(screen)"
