@@ -323,14 +323,13 @@ void Transition::score_plates(double* out) {
 }
 
 double Transition::visit(Node* root) {
-  // Exact transitions visit every section once, after an mh step that invalidated the cache: not worth keeping.
-  const SectionChain* chain = exact_ ? nullptr : st_.chains().find(root);
+  const SectionChain* chain = st_.chains().find(root);
   SectionChain matched;
   const bool found = chain != nullptr;
   if (!found && matched.match(t_, reach_, root)) chain = &matched;
   if (chain != nullptr) {
     chain->make_inputs_fresh(t_, border_);  // before it is cached: it may note that its inputs are constants
-    if (!found && !exact_) st_.chains().put(root, matched);
+    if (!found) st_.chains().put(root, matched);
     bool stale = root->version != old_version_;
     std::optional<double> l = chain->delta(new_value_, old_value_, !stale, chain_values_);
     chains_.push_back(*chain);
@@ -668,6 +667,19 @@ BorderInfo find_border(Node* v) {
   }
 }
 
+namespace {
+
+/// partitioned_mh_transition's state: its refusal memo and its chains. A chain is kept until the trace's shape
+/// moves, as for subsampled_mh; a run on another trace empties the cache.
+SubsampledState& partitioned_state() {
+  thread_local SubsampledState state;
+  return state;
+}
+
+}  // namespace
+
+uint64_t partitioned_mh_chain_hits() { return partitioned_state().chains().hits(); }
+
 std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
                                              std::optional<double> drift_sigma) {
   if (choice.principals.size() != 1) return std::nullopt;
@@ -680,7 +692,7 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
   opts.epsilon = 0;
   opts.batch = info.n;
   opts.drift_sigma = drift_sigma;
-  thread_local SubsampledState state;
+  SubsampledState& state = partitioned_state();
   state.cache().bind(0, info.n);
   return attempt_partitioned(trace, state, info.border, [&] {
     Transition t(trace, spec, opts, state);

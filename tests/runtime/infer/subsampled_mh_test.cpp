@@ -307,35 +307,43 @@ TEST_CASE("branches of the parameter that do not meet again leave the border at 
 }
 
 TEST_CASE("section chains cached by subsampled_mh are dropped when another kernel changes what sections apply") {
+  // A third engine makes the moves on theta by exact mh through the partition, whose chains are cached too.
   constexpr int kN = 8, kTransitions = 300;
-  Engine exact(9), sub(9);
-  test::run(exact, switching_program(kN, 10));
-  test::run(sub, switching_program(kN, 10));
+  Engine exact(9), sub(9), part(9);
+  for (Engine* e : {&exact, &sub, &part}) test::run(*e, switching_program(kN, 10));
   BlockSpec theta = w_all(), k = w_all();
   theta.scope = "theta";
   k.scope = "k";
   k.kernel = "mh";
   const Lockstep o(3, 0.4);
+  MhOptions through_partition;
+  through_partition.drift_sigma = 0.4;
   SubsampledState state;
   exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
+  part.trace().rng().split();
+  const uint64_t part_hits = partitioned_mh_chain_hits();
   int switches = 0, accepted = 0;
   for (int i = 0; i < kTransitions; ++i) {
     CAPTURE(i);
     for (int m = 0; m < 3; ++m) {  // several moves on the cache between switches
       const bool a = mh_transition(exact.trace(), theta, o.exact);
       REQUIRE(a == subsampled_mh_transition(sub.trace(), theta, o.sub, state));
+      REQUIRE(a == mh_transition(part.trace(), theta, through_partition));
       accepted += a;
     }
     const double before = std::get<double>(sub.report("k"));
     const bool s = mh_transition(exact.trace(), k, o.other);
     REQUIRE(s == mh_transition(sub.trace(), k, o.other));
+    REQUIRE(s == mh_transition(part.trace(), k, o.other));
     REQUIRE(test::fingerprint_of(exact) == test::fingerprint_of(sub));
+    REQUIRE(test::fingerprint_of(exact) == test::fingerprint_of(part));
     switches += std::get<double>(sub.report("k")) != before;
   }
   MESSAGE("accepted " << accepted << " moves on theta, " << switches << " moves on k");
   CHECK(switches >= 6);
   CHECK(accepted > 50);
   CHECK(state.chains().hits() > static_cast<uint64_t>(kTransitions) * kN);  // the chains were cached
+  CHECK(partitioned_mh_chain_hits() - part_hits > static_cast<uint64_t>(kTransitions) * kN);
   CHECK(state.stats.exact_transitions == 0);
 }
 
