@@ -46,6 +46,17 @@ void print_summary(const Engine& engine, std::ostream& out) {
   if (!report.empty()) out << '\n' << report;
 }
 
+void write_draws(const Options& o, const Engine& engine) {
+  std::ofstream out(o.draws_path);
+  if (!out) raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, std::strerror(errno));
+  engine.draws().write_csv(out);
+  // The file buffer is written at close: a full disk shows only then.
+  errno = 0;
+  out.close();
+  if (out.fail())
+    raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, errno != 0 ? std::strerror(errno) : "write failed");
+}
+
 int run_file(const Options& o) {
   // Checked before the run: the draws would replace the program itself (pprun m.vnt --draws m.vnt).
   std::error_code same_error;
@@ -56,18 +67,23 @@ int run_file(const Options& o) {
   engine.trace().set_max_eval_depth(o.max_depth);
   engine.set_output(print_output);
   engine.trace().set_warning_sink([](const std::string& m) { std::fflush(stdout); std::fprintf(stderr, "warning: %s\n", m.c_str()); });
-  engine.run_source(read_source(o.file));
-  std::fflush(stdout);
-  if (!o.draws_path.empty()) {
-    std::ofstream out(o.draws_path);
-    if (!out) raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, std::strerror(errno));
-    engine.draws().write_csv(out);
-    // The file buffer is written at close: a full disk shows only then.
-    errno = 0;
-    out.close();
-    if (out.fail())
-      raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, errno != 0 ? std::strerror(errno) : "write failed");
+  try {
+    engine.run_source(read_source(o.file));
+  } catch (...) {
+    // The [infer]s before the failing directive keep their moves, and their draws too: an hour of sampling is not
+    // lost to a typo further down. Nothing is written if nothing was collected.
+    std::fflush(stdout);
+    if (!o.draws_path.empty() && engine.draws().rows() > 0) {
+      try {
+        write_draws(o, engine);
+      } catch (const Error& e) {
+        fmt::print(stderr, "pprun: {}\n", e.what());
+      }
+    }
+    throw;
   }
+  std::fflush(stdout);
+  if (!o.draws_path.empty()) write_draws(o, engine);
   if (!o.quiet) print_summary(engine, std::cout);
   return 0;
 }

@@ -68,6 +68,22 @@ expect_eq "--draws naming the program file is refused" \
   "error: --draws: './model.vnt' is the program file, which the draws would overwrite" "$ERR"
 if ! cmp -s model.vnt keep.vnt; then fail "--draws naming the program file overwrote it"; fi
 
+# A directive that fails after an [infer] keeps that [infer]'s draws: they are written, and the run still fails
+# with nothing more printed. The rows of a failing [infer] itself are dropped; with no rows, no file is written.
+cat >late_error.vnt <<'VNT'
+[assume mu (normal 0 1)]
+[infer (repeat 5 (do (mh default one 1) (collect mu)))]
+[infer (repeat 3 (do (mh default one 1) (collect mu (log (- 0 1)))))]
+VNT
+run late_error.vnt --seed 3 --draws late.csv
+expect_rc 2 "a directive failing after an [infer]"
+expect_eq "the draws collected before it are written" "mu|5" "$(head -n 1 late.csv)|$(tail -n +2 late.csv | wc -l | tr -d ' ')"
+expect_eq "and nothing is printed on standard output" "" "$OUT"
+printf '[assume mu (normal 0 1)]\n[predict (foo)]\n' >no_rows.vnt
+run no_rows.vnt --draws none.csv
+expect_rc 2 "a failing program that collected nothing"
+if [ -e none.csv ]; then fail "a failing program that collected nothing wrote a draws file"; fi
+
 if [ -w /dev/full ]; then  # a failed write shows only when the file is closed
   run model.vnt --seed 3 --quiet --draws /dev/full
   expect_rc 2 "--draws on a full device"
