@@ -64,7 +64,7 @@ void catch_interrupts(Engine& engine) {
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
   sigaction(SIGINT, &action, nullptr);
-  engine.set_interrupt(&interrupt_requested);
+  engine.set_interrupt(&interrupt_requested, "interrupted (Ctrl-C)");
 #ifdef VNT_HAVE_LIBEDIT
   // libedit's own handler would re-send SIGINT to ours and then echo the line being typed a second time.
   rl_catch_signals = 0;

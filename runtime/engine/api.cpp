@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
+#include <atomic>
+
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/text_file.hpp"
@@ -80,8 +82,11 @@ std::string Datum::to_string() const {
 }
 
 struct Runtime::Impl {
-  explicit Impl(uint64_t seed) : engine(seed) {}
+  explicit Impl(uint64_t seed) : engine(seed) {
+    engine.set_interrupt(&interrupt_requested, "interrupted (Runtime::interrupt)");
+  }
   Engine engine;
+  std::atomic<bool> interrupt_requested{false};  // Runtime::interrupt, from any thread or a signal handler
   std::vector<Datum> outputs;
   size_t counter = 0;
 
@@ -121,6 +126,7 @@ Runtime::Impl& Runtime::impl(std::string_view method) const {
 std::vector<Datum> Runtime::execute(std::string_view program, std::string_view source_name) {
   Impl& im = impl("execute");
   im.outputs.clear();
+  im.interrupt_requested.store(false, std::memory_order_relaxed);
   guarded([&] {
     im.engine.run_source(source(source_name, program));
     return 0;
@@ -176,6 +182,7 @@ Datum Runtime::sample(std::string_view expression) {
 
 void Runtime::infer(std::string_view program) {
   Impl& im = impl("infer");
+  im.interrupt_requested.store(false, std::memory_order_relaxed);
   guarded([&] {
     auto file = source(fmt::format("<api:{}>", ++im.counter), program);
     im.engine.infer(substitute_params(parser::parse_expression(file), im.engine.params()));
@@ -214,6 +221,10 @@ std::vector<KernelReport> Runtime::kernel_reports() const {
                                r.subsampled_transitions, r.sections_visited, r.sections_total, r.exact_transitions});
   }
   return out;
+}
+
+void Runtime::interrupt() noexcept {
+  if (impl_) impl_->interrupt_requested.store(true, std::memory_order_relaxed);
 }
 
 }  // namespace vnt

@@ -75,9 +75,14 @@ class Engine {
   const std::vector<KernelRecord>& kernel_reports() const { return kernel_reports_; }
   /// Where the values of predict and sample go (pprun prints them; the API collects them).
   void set_output(std::function<void(const Value&, const Directive&)> out) { output_ = std::move(out); }
-  /// A flag (set by a signal handler, e.g. the REPL's Ctrl-C) that stops a running [infer] between two
-  /// transitions with an inference error; null (the default) for none. The engine never clears it.
-  void set_interrupt(const std::atomic<bool>* flag) { interrupt_ = flag; }
+  /// A flag (set by a signal handler, e.g. the REPL's Ctrl-C, or another thread) that stops a running [infer]
+  /// between two transitions with the inference error "<what>: the transitions made before it are kept"; null
+  /// (the default) for none. The engine never clears it.
+  void set_interrupt(const std::atomic<bool>* flag, std::string what) {
+    interrupt_ = flag;
+    interrupt_what_ = std::move(what);
+  }
+  const std::string& interrupt_what() const { return interrupt_what_; }
   bool interrupted() const { return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed); }
 
   /// Parses and runs every directive of a source text in order; stops at (and throws) the first error.
@@ -138,6 +143,7 @@ class Engine {
   std::set<std::string> program_scopes_;
   bool plates_ = true;
   const std::atomic<bool>* interrupt_ = nullptr;
+  std::string interrupt_what_;
 };
 
 }  // namespace vnt

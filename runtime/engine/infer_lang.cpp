@@ -348,11 +348,13 @@ void add_kernel_records(Engine& engine, InferOp& op) {
   for (InferOp& c : op.children) add_kernel_records(engine, c);
 }
 
-/// Stops the program between two steps when the engine's interrupt flag is set (Ctrl-C in the REPL): an
-/// inference error like any other, so the transitions made are kept and the rows of this [infer] dropped.
+/// Stops the program between two steps when the engine's interrupt flag is set (Ctrl-C in the REPL,
+/// Runtime::interrupt): an inference error like any other, so the transitions made are kept and the rows of this
+/// [infer] dropped.
 void check_interrupt(const Engine& engine, const InferOp& op) {
   if (engine.interrupted())
-    throw Error(ErrorKind::kInference, "interrupted (Ctrl-C): the transitions made before it are kept", op.span);
+    throw Error(ErrorKind::kInference,
+                fmt::format("{}: the transitions made before it are kept", engine.interrupt_what()), op.span);
 }
 
 KernelRecord& count_transition(Engine& engine, const InferOp& op, bool accepted) {

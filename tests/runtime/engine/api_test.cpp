@@ -2,10 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "vnt/vnt.hpp"
@@ -242,6 +244,34 @@ TEST_CASE("a Datum made from text holds a string (a string literal used to conve
   rt.assume("f", "(lambda (s) (normal (size s) 1))");
   rt.observe_apply("f", {"abc"}, 2.5);
   rt.observe_apply("f", {std::string("de")}, 2.0);
+}
+
+TEST_CASE("interrupt() from another thread stops a running infer; its moves are kept and the runtime goes on") {
+  vnt::Runtime rt(seeded(5));
+  rt.execute("[assume m (normal 0 1)] [observe (normal m 1) 0.5]");
+  rt.interrupt();  // a request made before a call is forgotten when the call starts
+  rt.infer("(mh default one 5)");
+  std::string error;
+  std::thread runner([&] {
+    try {
+      rt.infer("(repeat 100000000 (do (mh default one 1) (collect m)))");  // hours, unless interrupted
+    } catch (const vnt::RuntimeError& e) {
+      error = e.kind() + ": " + e.message();
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  rt.interrupt();
+  runner.join();
+  CHECK(error == "inference error: interrupted (Runtime::interrupt): the transitions made before it are kept");
+  const std::vector<vnt::KernelReport> reports = rt.kernel_reports();
+  REQUIRE(reports.size() == 2);
+  CHECK(reports[1].transitions > 0);  // the moves made before the interrupt are kept, as by any failing infer
+  CHECK(rt.draw_rows() == 0);         // and the rows it collected are dropped
+  rt.infer("(repeat 3 (do (mh default one 1) (collect m)))");
+  CHECK(rt.draw_rows() == 3);
+  vnt::Runtime moved(std::move(rt));
+  rt.interrupt();  // does nothing on a moved-from runtime (it may be called from a signal handler)
+  moved.interrupt();
 }
 
 TEST_CASE("a moved-from Runtime throws on every method, and can still be destroyed and assigned to") {
