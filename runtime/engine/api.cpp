@@ -120,13 +120,13 @@ Runtime::Impl& Runtime::impl(std::string_view method) const {
     translate(Error(ErrorKind::kDomain,
                     fmt::format("vnt::Runtime::{}: this runtime was moved from (assign a new Runtime to it first)",
                                 method)));
+  impl_->interrupt_requested.store(false, std::memory_order_relaxed);  // a request stops only a call under way
   return *impl_;
 }
 
 std::vector<Datum> Runtime::execute(std::string_view program, std::string_view source_name) {
   Impl& im = impl("execute");
   im.outputs.clear();
-  im.interrupt_requested.store(false, std::memory_order_relaxed);
   guarded([&] {
     im.engine.run_source(source(source_name, program));
     return 0;
@@ -182,7 +182,6 @@ Datum Runtime::sample(std::string_view expression) {
 
 void Runtime::infer(std::string_view program) {
   Impl& im = impl("infer");
-  im.interrupt_requested.store(false, std::memory_order_relaxed);
   guarded([&] {
     auto file = source(fmt::format("<api:{}>", ++im.counter), program);
     im.engine.infer(substitute_params(parser::parse_expression(file), im.engine.params()));

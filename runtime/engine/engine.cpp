@@ -332,7 +332,20 @@ Value Engine::report(const std::string& label) {
   return it->root->value;
 }
 
-void Engine::infer(const parser::Syntax& program) { run_infer_program(*this, program); }
+void Engine::infer(const parser::Syntax& program) {
+  // An inference program stops between transitions (check_interrupt), not inside one: its message says that
+  // the transitions made are kept.
+  struct Between {
+    Trace& t;
+    const std::atomic<bool>* flag;
+    std::string message;
+    explicit Between(Trace& tr) : t(tr), flag(tr.interrupt_flag()), message(tr.interrupt_message()) {
+      t.set_interrupt(nullptr, {});
+    }
+    ~Between() { t.set_interrupt(flag, std::move(message)); }
+  } between(*trace_);
+  run_infer_program(*this, program);
+}
 
 std::optional<Value> Engine::execute(Directive d) {
   check_directive(d);

@@ -78,9 +78,12 @@ class Engine {
   /// A flag (set by a signal handler, e.g. the REPL's Ctrl-C, or another thread) that stops a running [infer]
   /// between two transitions with the inference error "<what>: the transitions made before it are kept"; null
   /// (the default) for none. The engine never clears it.
+  /// The same flag also stops the evaluation of any other directive at its next application ("<what>: the
+  /// directive is undone"), which then fails as a transaction.
   void set_interrupt(const std::atomic<bool>* flag, std::string what) {
     interrupt_ = flag;
     interrupt_what_ = std::move(what);
+    trace_->set_interrupt(flag, interrupt_what_ + ": the directive is undone");
   }
   const std::string& interrupt_what() const { return interrupt_what_; }
   bool interrupted() const { return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed); }

@@ -57,6 +57,10 @@ class DepthGuard {
       throw Error(ErrorKind::kInference,
                   fmt::format("{} ({}) exceeded: runaway recursion?", kDepthExceeded, t_.max_eval_depth()), e->span);
     }
+    if (t_.interrupted()) {
+      --t_.eval_depth();
+      throw Error(ErrorKind::kInference, t_.interrupt_message(), e->span);
+    }
   }
   ~DepthGuard() { --t_.eval_depth(); }
   DepthGuard(const DepthGuard&) = delete;

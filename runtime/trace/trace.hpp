@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -105,6 +106,15 @@ class Trace {
 
   /// Current and maximum nesting of family evaluation (runaway recursion is reported, not a crash).
   int& eval_depth() { return eval_depth_; }
+  /// A flag (Ctrl-C in the REPL, Runtime::interrupt) that stops an evaluation at its next application with the
+  /// inference error `message`, so a directive that runs too long fails as a transaction; null for none.
+  void set_interrupt(const std::atomic<bool>* flag, std::string message) {
+    interrupt_ = flag;
+    interrupt_message_ = std::move(message);
+  }
+  const std::atomic<bool>* interrupt_flag() const { return interrupt_; }
+  bool interrupted() const { return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed); }
+  const std::string& interrupt_message() const { return interrupt_message_; }
   int max_eval_depth() const { return max_eval_depth_; }
   void set_max_eval_depth(int d) { max_eval_depth_ = d; }
 
@@ -140,6 +150,8 @@ class Trace {
   size_t live_nodes_ = 0;
   int eval_depth_ = 0;
   int max_eval_depth_ = 2000;
+  const std::atomic<bool>* interrupt_ = nullptr;
+  std::string interrupt_message_;
   int transaction_depth_ = 0;
   uint64_t shape_epoch_ = 0;
   uint64_t border_versions_ = 0;

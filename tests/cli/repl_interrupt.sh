@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Ctrl-C in the interactive REPL (tmux) stops a running [infer] with an error and the session goes on with its
 # trace: the assumed names and the moves made before Ctrl-C. Before, SIGINT killed pprun and the whole session
-# was lost. Skipped when tmux is missing.
+# was lost. Ctrl-C during any other directive undoes it. Skipped when tmux is missing.
 # SPDX-License-Identifier: Apache-2.0
 source "$(dirname "$0")/common.bash" "$@"
 
@@ -44,6 +44,16 @@ wait_for '^true$' || finish
 # A later [infer] runs normally.
 tm send-keys -t repl '[infer (repeat 2 (collect 8))]' Enter '[predict 42]' Enter
 wait_for '^42$' || finish
+# Ctrl-C also stops a long evaluation in any other directive, which is undone: fib stays unassumed by it.
+tm send-keys -t repl '[assume fib (lambda (n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))]' Enter
+tm send-keys -t repl 'slow: [assume big (fib 60)]' Enter
+sleep 1
+tm send-keys -t repl C-c
+wait_for 'error: interrupted \(Ctrl-C\): the directive is undone' || finish
+tm send-keys -t repl '[predict (fib 10)]' Enter
+wait_for '^55$' || finish
+tm send-keys -t repl '[predict big]' Enter
+wait_for "unbound symbol 'big'" || finish
 # At the prompt, Ctrl-C does nothing: the line being typed goes on, and is not echoed twice (libedit's handler
 # did that).
 tm send-keys -t repl '[predict (+ 40'

@@ -122,11 +122,12 @@ class Runtime {
   /// infer that had started running). Empty before any infer.
   std::vector<KernelReport> kernel_reports() const;
 
-  /// Stops the inference program that execute(), execute_file() or infer() is running, between two transitions:
-  /// that call throws RuntimeError (kind "inference error", "interrupted (Runtime::interrupt): the transitions
-  /// made before it are kept"), keeping those transitions as any failing infer does, and the runtime goes on.
-  /// The one method that may be called from another thread or a signal handler (it sets an atomic flag, and
-  /// does nothing on a moved-from Runtime). Each of those three calls forgets an earlier request when it starts.
+  /// Stops the call that is running. An inference program stops between two transitions, with RuntimeError
+  /// (kind "inference error") "interrupted (Runtime::interrupt): the transitions made before it are kept", keeping
+  /// them as any failing infer does; any other directive stops at its next procedure call with "...: the
+  /// directive is undone", leaving the runtime as it was before it. The one method that may be called from
+  /// another thread or a signal handler (it sets an atomic flag; it does nothing on a moved-from Runtime). Every
+  /// other method forgets an earlier request when it starts.
   void interrupt() noexcept;
 
  private:

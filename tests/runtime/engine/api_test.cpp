@@ -246,15 +246,14 @@ TEST_CASE("a Datum made from text holds a string (a string literal used to conve
   rt.observe_apply("f", {std::string("de")}, 2.0);
 }
 
-TEST_CASE("interrupt() from another thread stops a running infer; its moves are kept and the runtime goes on") {
-  vnt::Runtime rt(seeded(5));
-  rt.execute("[assume m (normal 0 1)] [observe (normal m 1) 0.5]");
-  rt.interrupt();  // a request made before a call is forgotten when the call starts
-  rt.infer("(mh default one 5)");
+/// Runs `call` on another thread, interrupts it from this one after 0.1 s, and returns "kind: message" of the
+/// RuntimeError it threw ("" if it returned).
+template <class F>
+std::string interrupted(vnt::Runtime& rt, F&& call) {
   std::string error;
   std::thread runner([&] {
     try {
-      rt.infer("(repeat 100000000 (do (mh default one 1) (collect m)))");  // hours, unless interrupted
+      call();
     } catch (const vnt::RuntimeError& e) {
       error = e.kind() + ": " + e.message();
     }
@@ -262,13 +261,33 @@ TEST_CASE("interrupt() from another thread stops a running infer; its moves are 
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   rt.interrupt();
   runner.join();
-  CHECK(error == "inference error: interrupted (Runtime::interrupt): the transitions made before it are kept");
+  return error;
+}
+
+TEST_CASE("interrupt() from another thread stops an infer (moves kept) or a directive (undone); the runtime goes on") {
+  vnt::Runtime rt(seeded(5));
+  rt.execute("[assume m (normal 0 1)] [observe (normal m 1) 0.5]");
+  rt.interrupt();  // a request made before a call is forgotten when the call starts
+  rt.infer("(mh default one 5)");
+  // hours, unless interrupted
+  CHECK(interrupted(rt, [&] { rt.infer("(repeat 100000000 (do (mh default one 1) (collect m)))"); }) ==
+        "inference error: interrupted (Runtime::interrupt): the transitions made before it are kept");
   const std::vector<vnt::KernelReport> reports = rt.kernel_reports();
   REQUIRE(reports.size() == 2);
   CHECK(reports[1].transitions > 0);  // the moves made before the interrupt are kept, as by any failing infer
   CHECK(rt.draw_rows() == 0);         // and the rows it collected are dropped
   rt.infer("(repeat 3 (do (mh default one 1) (collect m)))");
   CHECK(rt.draw_rows() == 3);
+
+  // Any other directive stops at its next procedure call and is undone.
+  rt.assume("fib", "(lambda (n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))");
+  const double m = rt.report("m").as_double();
+  CHECK(interrupted(rt, [&] { rt.predict("(+ m (fib 60))", "slow"); }) ==  // about 1e12 calls
+        "inference error: interrupted (Runtime::interrupt): the directive is undone");
+  CHECK(error_of([&] { rt.report("slow"); }).kind() == "name error");
+  CHECK(rt.report("m").as_double() == m);
+  CHECK(rt.predict("(fib 10)").as_double() == 55);
+
   vnt::Runtime moved(std::move(rt));
   rt.interrupt();  // does nothing on a moved-from runtime (it may be called from a signal handler)
   moved.interrupt();
