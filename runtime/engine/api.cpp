@@ -39,7 +39,11 @@ Value from_datum(const Datum& d) {
 }
 
 [[noreturn]] void translate(const Error& e) {
-  throw RuntimeError(std::string(error_kind_name(e.kind())), span_location(e.span()), e.message(), render_error(e));
+  std::string rendered = render_error(e);
+  if (is_depth_error(e))  // what pprun says of --max-depth, for the API's (much lower) default
+    rendered += "  note: if the recursion is meant to be this deep, raise vnt::Options::max_depth (the calling "
+                "thread's stack must hold it: up to 2 KiB per level, 3 KiB under sanitizers)\n";
+  throw RuntimeError(std::string(error_kind_name(e.kind())), span_location(e.span()), e.message(), rendered);
 }
 
 template <class F>

@@ -222,6 +222,15 @@ TEST_CASE("Options::max_depth below 1 is refused when the runtime is made (every
   one.max_depth = 1;
   vnt::Runtime rt(one);
   CHECK(rt.predict("3").as_double() == 3.0);
+  // Too deep a recursion names the option to raise, as pprun names --max-depth.
+  vnt::Options shallow;
+  shallow.max_depth = 50;
+  vnt::Runtime deep(shallow);
+  deep.assume("count", "(lambda (n) (if (<= n 0) 0 (+ 1 (count (- n 1)))))");
+  CHECK(deep.predict("(count 10)").as_double() == 10.0);
+  const vnt::RuntimeError e = error_of([&] { deep.predict("(count 100)"); });
+  CHECK(e.message() == "maximum evaluation depth (50) exceeded: runaway recursion?");
+  CHECK(std::string(e.what()).find("raise vnt::Options::max_depth") != std::string::npos);
 }
 
 TEST_CASE("forget and report of the empty label are name errors: unlabelled directives are not labelled \"\"") {
