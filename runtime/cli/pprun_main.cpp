@@ -33,7 +33,7 @@ std::shared_ptr<const SourceFile> read_source(const std::string& path) {
 void print_summary(const Engine& engine, std::ostream& out) {
   const Draws& draws = engine.draws();
   std::string report = format_kernel_report(engine.kernel_reports());
-  if (draws.rows() == 0) {
+  if (draws.columns().empty()) {  // nothing collected, or only empty vectors: no table of no rows
     out << report;
     return;
   }

@@ -72,6 +72,7 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 void Draws::write_csv(std::ostream& out) const {
+  if (columns_.empty()) return;
   for (size_t c = 0; c < columns_.size(); ++c) out << (c ? "," : "") << csv_field(columns_[c]);
   out << '\n';
   for (size_t r = 0; r < rows_; ++r) {

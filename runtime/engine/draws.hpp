@@ -27,7 +27,8 @@ class Draws {
   /// The values of a column in the rows that have one, NaN draws included.
   std::vector<double> present(size_t i) const;
 
-  /// A header line, then one line per row: empty where a row has no value, "nan" for a NaN draw.
+  /// A header line, then one line per row: empty where a row has no value, "nan" for a NaN draw. Nothing at all
+  /// without columns (nothing collected, or only empty vectors): a CSV line cannot hold a row of no values.
   void write_csv(std::ostream& out) const;
 
  private:

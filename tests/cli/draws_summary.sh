@@ -51,6 +51,14 @@ printf '[predict 1]\n' >nodraws.vnt
 run nodraws.vnt --draws empty.csv
 expect_rc 0 "a program without collect"
 expect_eq "no summary table without draws" "1" "$OUT"
+if [ -s empty.csv ]; then fail "a program without collect wrote a non-empty draws file"; fi
+
+# Collecting only empty vectors gives rows without columns: neither a CSV of blank lines nor an empty table.
+printf '[infer (repeat 3 (collect (vector)))]\n[predict 2]\n' >empty_vectors.vnt
+run empty_vectors.vnt --draws empty_vectors.csv
+expect_rc 0 "a program collecting empty vectors"
+expect_eq "no summary table without columns" "2" "$OUT"
+if [ -s empty_vectors.csv ]; then fail "collecting empty vectors wrote blank lines to the draws file"; fi
 
 run model.vnt --seed 3 --quiet --draws no/such/dir/draws.csv
 expect_rc 2 "--draws into a missing directory"
