@@ -2,6 +2,7 @@
 # Usage in a test: source "$(dirname "$0")/common.bash" "$@"   (arguments: PPRUN SOURCE_DIR)
 # SPDX-License-Identifier: Apache-2.0
 PPRUN=$(realpath "${1:?usage: $0 PPRUN SOURCE_DIR}")
+CLI_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)  # for the other helpers: the test runs in $TMP
 SRC=${2:?usage: $0 PPRUN SOURCE_DIR}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

@@ -4,29 +4,7 @@
 # was lost. Ctrl-C during any other directive undoes it. Skipped when tmux is missing.
 # SPDX-License-Identifier: Apache-2.0
 source "$(dirname "$0")/common.bash" "$@"
-
-if ! command -v tmux >/dev/null 2>&1; then
-  echo "[$TEST_NAME] tmux is not installed (scripts/install_deps.sh installs it): skipped"
-  exit 0
-fi
-
-SOCK="$TMP/tmux.sock"
-tm() { tmux -S "$SOCK" -f /dev/null "$@"; }
-trap 'tm kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-
-screen() { tm capture-pane -p -S -100 -t repl | sed -e 's/\^D$//' -e 's/[[:space:]]*$//' -e '/^$/d'; }
-show_run() { screen | sed 's/^/  screen | /'; }
-
-# wait_for REGEX [TRIES]: polls the screen (every 0.1 s, 50 times unless told) until a line matches.
-wait_for() {
-  for _ in $(seq "${2:-50}"); do
-    if screen | grep -Eq -- "$1"; then return 0; fi
-    sleep 0.1
-  done
-  fail "timed out waiting for /$1/ on the terminal"
-  show_run
-  return 1
-}
+source "$CLI_DIR/tmux.bash"
 
 tm new-session -d -s repl -x 150 -y 50 "'$PPRUN' --seed 1; echo \"[exit \$?]\"; sleep 30" || { fail "tmux new-session"; finish; }
 wait_for '^vnt>$' || finish

@@ -3,31 +3,7 @@
 # end the session, and Ctrl-D quitting with status 0. Skipped when tmux is missing.
 # SPDX-License-Identifier: Apache-2.0
 source "$(dirname "$0")/common.bash" "$@"
-
-if ! command -v tmux >/dev/null 2>&1; then
-  echo "[$TEST_NAME] tmux is not installed (scripts/install_deps.sh installs it): skipped"
-  exit 0
-fi
-
-# A private server (socket in $TMP) with no user configuration, killed on exit whatever happens.
-SOCK="$TMP/tmux.sock"
-tm() { tmux -S "$SOCK" -f /dev/null "$@"; }
-trap 'tm kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
-
-# The terminal as text, without trailing blanks, empty lines or the tty's echo of Ctrl-D.
-screen() { tm capture-pane -p -t repl | sed -e 's/\^D$//' -e 's/[[:space:]]*$//' -e '/^$/d'; }
-show_run() { :; }  # the diff of the screen says it all
-
-# wait_for REGEX: polls the screen (up to 5 s) until a line matches.
-wait_for() {
-  for _ in $(seq 50); do
-    if screen | grep -Eq -- "$1"; then return 0; fi
-    sleep 0.1
-  done
-  fail "timed out waiting for /$1/ on the terminal"
-  screen | sed 's/^/  screen | /'
-  return 1
-}
+source "$CLI_DIR/tmux.bash"
 
 tm new-session -d -s repl -x 120 -y 40 "'$PPRUN' --seed 1; echo \"[exit \$?]\"; sleep 30" || { fail "tmux new-session"; finish; }
 

@@ -233,6 +233,7 @@ struct Lockstep {
   SubsampledOptions sub;
   MhOptions exact;
   MhOptions other;
+  MhOptions partitioned;  // exact mh through the partition, with the same drift
   Lockstep(size_t batch, double sigma) {
     sub.batch = batch;
     sub.epsilon = 0;
@@ -240,6 +241,26 @@ struct Lockstep {
     exact.drift_sigma = sigma;
     exact.allow_partition = false;
     other.allow_partition = false;
+    partitioned.drift_sigma = sigma;
+  }
+};
+
+/// One program in three engines moved in lockstep: exact mh on the whole scaffold (`general`), subsampled_mh with
+/// eps = 0 (`sub`) and exact mh through the partition (`part`).
+struct ThreeWay {
+  Engine general, sub, part;
+  SubsampledState state;
+  ThreeWay(uint64_t seed, const std::string& program) : general(seed), sub(seed), part(seed) {
+    for (Engine* e : {&general, &sub, &part}) test::run(*e, program);
+    general.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
+    part.trace().rng().split();
+  }
+  /// One transition on `spec` in each engine; requires the same decision and returns it.
+  bool step(const BlockSpec& spec, const Lockstep& o) {
+    const bool a = mh_transition(general.trace(), spec, o.exact);
+    REQUIRE(a == subsampled_mh_transition(sub.trace(), spec, o.sub, state));
+    REQUIRE(a == mh_transition(part.trace(), spec, o.partitioned));
+    return a;
   }
 };
 
@@ -258,38 +279,29 @@ std::string rejoining_program(int n, uint64_t seed) {
 
 TEST_CASE("branches of the parameter that meet again before the data put the border where they meet") {
   constexpr int kN = 30, kTransitions = 150;
-  Engine general(4), partitioned(4), sub(4);
-  for (Engine* e : {&general, &partitioned, &sub}) test::run(*e, rejoining_program(kN, 5));
-  const BlockChoice choice = select_block(sub.trace(), w_all());
+  ThreeWay t(4, rejoining_program(kN, 5));
+  const BlockChoice choice = select_block(t.sub.trace(), w_all());
   REQUIRE(choice.principals.size() == 1);
   const BorderInfo info = find_border(choice.principals[0]);
   REQUIRE(info.problem.empty());
   REQUIRE(info.border != nullptr);
   CHECK(info.border != choice.principals[0]);
   CHECK(info.n == kN);
-  CHECK(values_equal(info.border->value, sub.report("v")));
+  CHECK(values_equal(info.border->value, t.sub.report("v")));
   CHECK(info.examined < 30);
 
   const Lockstep o(7, 0.2);
-  MhOptions through_partition;
-  through_partition.drift_sigma = 0.2;
-  SubsampledState state;
-  general.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
-  partitioned.trace().rng().split();
   int accepted = 0;
   for (int i = 0; i < kTransitions; ++i) {
     CAPTURE(i);
-    const bool a = mh_transition(general.trace(), w_all(), o.exact);
-    REQUIRE(a == subsampled_mh_transition(sub.trace(), w_all(), o.sub, state));
-    REQUIRE(a == mh_transition(partitioned.trace(), w_all(), through_partition));
-    accepted += a;
-    REQUIRE(test::fingerprint_of(general) == test::fingerprint_of(sub));
-    REQUIRE(test::fingerprint_of(general) == test::fingerprint_of(partitioned));
+    accepted += t.step(w_all(), o);
+    REQUIRE(test::fingerprint_of(t.general) == test::fingerprint_of(t.sub));
+    REQUIRE(test::fingerprint_of(t.general) == test::fingerprint_of(t.part));
   }
   CHECK(accepted > 15);
   CHECK(accepted < 135);
-  CHECK(state.stats.exact_transitions == 0);
-  CHECK(state.stats.sections_visited == static_cast<uint64_t>(kTransitions) * kN);
+  CHECK(t.state.stats.exact_transitions == 0);
+  CHECK(t.state.stats.sections_visited == static_cast<uint64_t>(kTransitions) * kN);
 }
 
 TEST_CASE("branches of the parameter that do not meet again leave the border at the parameter") {
@@ -309,35 +321,25 @@ TEST_CASE("branches of the parameter that do not meet again leave the border at 
 TEST_CASE("section chains cached by subsampled_mh are dropped when another kernel changes what sections apply") {
   // A third engine makes the moves on theta by exact mh through the partition, whose chains are cached too.
   constexpr int kN = 8, kTransitions = 300;
-  Engine exact(9), sub(9), part(9);
-  for (Engine* e : {&exact, &sub, &part}) test::run(*e, switching_program(kN, 10));
+  ThreeWay t(9, switching_program(kN, 10));
   BlockSpec theta = w_all(), k = w_all();
   theta.scope = "theta";
   k.scope = "k";
   k.kernel = "mh";
   const Lockstep o(3, 0.4);
-  MhOptions through_partition;
-  through_partition.drift_sigma = 0.4;
-  SubsampledState state;
-  exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
-  part.trace().rng().split();
+  SubsampledState& state = t.state;
   const uint64_t part_hits = partitioned_mh_chain_hits();
   int switches = 0, accepted = 0;
   for (int i = 0; i < kTransitions; ++i) {
     CAPTURE(i);
-    for (int m = 0; m < 3; ++m) {  // several moves on the cache between switches
-      const bool a = mh_transition(exact.trace(), theta, o.exact);
-      REQUIRE(a == subsampled_mh_transition(sub.trace(), theta, o.sub, state));
-      REQUIRE(a == mh_transition(part.trace(), theta, through_partition));
-      accepted += a;
-    }
-    const double before = std::get<double>(sub.report("k"));
-    const bool s = mh_transition(exact.trace(), k, o.other);
-    REQUIRE(s == mh_transition(sub.trace(), k, o.other));
-    REQUIRE(s == mh_transition(part.trace(), k, o.other));
-    REQUIRE(test::fingerprint_of(exact) == test::fingerprint_of(sub));
-    REQUIRE(test::fingerprint_of(exact) == test::fingerprint_of(part));
-    switches += std::get<double>(sub.report("k")) != before;
+    for (int m = 0; m < 3; ++m) accepted += t.step(theta, o);  // several moves on the cache between switches
+    const double before = std::get<double>(t.sub.report("k"));
+    const bool s = mh_transition(t.general.trace(), k, o.other);
+    REQUIRE(s == mh_transition(t.sub.trace(), k, o.other));
+    REQUIRE(s == mh_transition(t.part.trace(), k, o.other));
+    REQUIRE(test::fingerprint_of(t.general) == test::fingerprint_of(t.sub));
+    REQUIRE(test::fingerprint_of(t.general) == test::fingerprint_of(t.part));
+    switches += std::get<double>(t.sub.report("k")) != before;
   }
   MESSAGE("accepted " << accepted << " moves on theta, " << switches << " moves on k");
   CHECK(switches >= 6);
@@ -357,27 +359,18 @@ TEST_CASE("a proposal that fails in a local section draws no u: eps = 0 stays in
     std::string program = "[assume s (scope_include 'w 0 (normal 2 1))]";
     for (int i = 0; i < 10; ++i)
       program += fmt::format("[observe {} {}]", fmt::format(fmt::runtime(body), 0.1 * i), 0.3 * (i % 3));
-    Engine exact(3), sub(3), part(3);
-    for (Engine* e : {&exact, &sub, &part}) test::run(*e, program);
+    ThreeWay t(3, program);
     const Lockstep o(3, 0.5);
-    MhOptions partitioned = o.exact;
-    partitioned.allow_partition = true;
-    SubsampledState state;
-    exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
-    part.trace().rng().split();
     int accepted = 0;
     for (int i = 0; i < 200; ++i) {
       CAPTURE(i);
-      const bool a = mh_transition(exact.trace(), w_all(), o.exact);
-      REQUIRE(a == subsampled_mh_transition(sub.trace(), w_all(), o.sub, state));
-      REQUIRE(a == mh_transition(part.trace(), w_all(), partitioned));
-      accepted += a;
+      accepted += t.step(w_all(), o);
     }
-    CHECK(test::fingerprint_of(exact) == test::fingerprint_of(sub));
-    CHECK(test::fingerprint_of(exact) == test::fingerprint_of(part));
+    CHECK(test::fingerprint_of(t.general) == test::fingerprint_of(t.sub));
+    CHECK(test::fingerprint_of(t.general) == test::fingerprint_of(t.part));
     CHECK(accepted > 20);
     CHECK(accepted < 180);
-    CHECK(state.stats.exact_transitions == 0);
+    CHECK(t.state.stats.exact_transitions == 0);
   }
 }
 
