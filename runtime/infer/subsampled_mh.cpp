@@ -150,6 +150,16 @@ class Transition {
 
  private:
   double visit(Node* root);
+  /// Runs f while the border holds its old value (the proposed one is back afterwards, also if f throws).
+  template <class F>
+  void with_old_border_value(F&& f) {
+    struct Swap {
+      Transition& t;
+      explicit Swap(Transition& tr) : t(tr) { std::swap(t.border_->value, t.old_value_); }
+      ~Swap() { std::swap(t.border_->value, t.old_value_); }
+    } swap(*this);
+    f();
+  }
   void restore_sections();
   /// Section number s of the border: a plate row (queued in its PlateVisit) or a child visited now.
   void visit_section(size_t s, size_t slot, double* out);
@@ -344,14 +354,7 @@ double Transition::visit(Node* root) {
   ensure_scaffold_fresh(t_, sec.scaffold, border_);
   if (root->version != old_version_) {
     // Stale (section 3.5): bring it up to date with the border's current (old) value before scoring it.
-    std::swap(border_->value, old_value_);
-    try {
-      refresh_section(t_, border_, root);
-    } catch (...) {
-      std::swap(border_->value, old_value_);
-      throw;
-    }
-    std::swap(border_->value, old_value_);
+    with_old_border_value([&] { refresh_section(t_, border_, root); });
     sec.was_stale = true;
     ++st_.stats.stale_repairs;
   }
@@ -363,14 +366,7 @@ double Transition::visit(Node* root) {
   } catch (const Error& e) {
     // The failed regen undid itself, so the section is detached. It is put back from the border's old value, not
     // from the proposed one the border holds: regen_proposal would leave the section's root at the proposed value.
-    std::swap(border_->value, old_value_);
-    try {
-      regen_and_attach(t_, sec.scaffold, true, *sec.old_state);
-    } catch (...) {
-      std::swap(border_->value, old_value_);
-      throw;
-    }
-    std::swap(border_->value, old_value_);
+    with_old_border_value([&] { regen_and_attach(t_, sec.scaffold, true, *sec.old_state); });
     if (e.kind() != ErrorKind::kDomain && e.kind() != ErrorKind::kZeroProbability) throw;
     impossible_ = true;  // impossible under the proposed value: the test rejects
     return kNegInf;
@@ -576,10 +572,6 @@ std::optional<bool> attempt_partitioned(Trace& trace, SubsampledState& state, co
     return std::nullopt;
   }
 }
-
-}  // namespace
-
-namespace {
 
 /// Whether child c of `parent` is in D: it cannot absorb the change of parent's value, directly or through its
 /// request (an `if` or a procedure chosen by the value).
