@@ -336,14 +336,10 @@ void Engine::infer(const parser::Syntax& program) {
   // An inference program stops between transitions (check_interrupt), not inside one: its message says that
   // the transitions made are kept.
   struct Between {
-    Trace& t;
-    const std::atomic<bool>* flag;
-    std::string message;
-    explicit Between(Trace& tr) : t(tr), flag(tr.interrupt_flag()), message(tr.interrupt_message()) {
-      t.set_interrupt(nullptr, {});
-    }
-    ~Between() { t.set_interrupt(flag, std::move(message)); }
-  } between(*trace_);
+    bool& on;
+    explicit Between(bool& b) : on(b) { on = false; }
+    ~Between() { on = true; }
+  } between(trace_->interrupts_evaluation());
   run_infer_program(*this, program);
 }
 

@@ -79,14 +79,8 @@ class Engine {
   /// between two transitions with the inference error "<what>: the transitions made before it are kept"; null
   /// (the default) for none. The engine never clears it.
   /// The same flag also stops the evaluation of any other directive at its next application ("<what>: the
-  /// directive is undone"), which then fails as a transaction.
-  void set_interrupt(const std::atomic<bool>* flag, std::string what) {
-    interrupt_ = flag;
-    interrupt_what_ = std::move(what);
-    trace_->set_interrupt(flag, interrupt_what_ + ": the directive is undone");
-  }
-  const std::string& interrupt_what() const { return interrupt_what_; }
-  bool interrupted() const { return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed); }
+  /// directive is undone"), which then fails as a transaction (Trace::set_interrupt).
+  void set_interrupt(const std::atomic<bool>* flag, std::string what) { trace_->set_interrupt(flag, std::move(what)); }
 
   /// Parses and runs every directive of a source text in order; stops at (and throws) the first error.
   void run_source(const std::shared_ptr<const SourceFile>& file);
@@ -145,8 +139,6 @@ class Engine {
   std::map<std::string, const Expr*> apply_sites_;
   std::set<std::string> program_scopes_;
   bool plates_ = true;
-  const std::atomic<bool>* interrupt_ = nullptr;
-  std::string interrupt_what_;
 };
 
 }  // namespace vnt

@@ -351,10 +351,11 @@ void add_kernel_records(Engine& engine, InferOp& op) {
 /// Stops the program between two steps when the engine's interrupt flag is set (Ctrl-C in the REPL,
 /// Runtime::interrupt): an inference error like any other, so the transitions made are kept and the rows of this
 /// [infer] dropped.
-void check_interrupt(const Engine& engine, const InferOp& op) {
-  if (engine.interrupted())
+void check_interrupt(Engine& engine, const InferOp& op) {
+  const Trace& t = engine.trace();
+  if (t.interrupt_requested())
     throw Error(ErrorKind::kInference,
-                fmt::format("{}: the transitions made before it are kept", engine.interrupt_what()), op.span);
+                fmt::format("{}: the transitions made before it are kept", t.interrupt_what()), op.span);
 }
 
 KernelRecord& count_transition(Engine& engine, const InferOp& op, bool accepted) {

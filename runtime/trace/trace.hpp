@@ -106,15 +106,17 @@ class Trace {
 
   /// Current and maximum nesting of family evaluation (runaway recursion is reported, not a crash).
   int& eval_depth() { return eval_depth_; }
-  /// A flag (Ctrl-C in the REPL, Runtime::interrupt) that stops an evaluation at its next application with the
-  /// inference error `message`, so a directive that runs too long fails as a transaction; null for none.
-  void set_interrupt(const std::atomic<bool>* flag, std::string message) {
+  /// A flag that asks to stop what runs (set by Ctrl-C in the REPL, or Runtime::interrupt), and who sets it
+  /// ("interrupted (Ctrl-C)"); null for none. Evaluation stops at its next application while
+  /// interrupts_evaluation() is on ("<what>: the directive is undone", and the directive fails as a transaction);
+  /// an inference program turns it off and stops between transitions instead.
+  void set_interrupt(const std::atomic<bool>* flag, std::string what) {
     interrupt_ = flag;
-    interrupt_message_ = std::move(message);
+    interrupt_what_ = std::move(what);
   }
-  const std::atomic<bool>* interrupt_flag() const { return interrupt_; }
-  bool interrupted() const { return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed); }
-  const std::string& interrupt_message() const { return interrupt_message_; }
+  bool interrupt_requested() const { return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed); }
+  const std::string& interrupt_what() const { return interrupt_what_; }
+  bool& interrupts_evaluation() { return interrupts_evaluation_; }
   int max_eval_depth() const { return max_eval_depth_; }
   void set_max_eval_depth(int d) { max_eval_depth_ = d; }
 
@@ -151,7 +153,8 @@ class Trace {
   int eval_depth_ = 0;
   int max_eval_depth_ = 2000;
   const std::atomic<bool>* interrupt_ = nullptr;
-  std::string interrupt_message_;
+  std::string interrupt_what_;
+  bool interrupts_evaluation_ = true;
   int transaction_depth_ = 0;
   uint64_t shape_epoch_ = 0;
   uint64_t border_versions_ = 0;
