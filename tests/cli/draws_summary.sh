@@ -85,8 +85,15 @@ cat >late_error.vnt <<'VNT'
 VNT
 run late_error.vnt --seed 3 --draws late.csv
 expect_rc 2 "a directive failing after an [infer]"
-expect_eq "the draws collected before it are written" "mu|5" "$(head -n 1 late.csv)|$(tail -n +2 late.csv | wc -l | tr -d ' ')"
+expect_eq "the draws collected before it are written" "mu|5" \
+  "$(head -n 1 late.csv)|$(tail -n +2 late.csv | wc -l | tr -d ' ')"
 expect_eq "and nothing is printed on standard output" "" "$OUT"
+run late_error.vnt --seed 3 --draws no/such/dir/late.csv
+expect_rc 2 "a directive failing after an [infer], with an unwritable --draws"
+write_error="pprun: cannot write 'no/such/dir/late.csv': No such file or directory"
+program_error="late_error.vnt:3:53: error: log: argument 1 is -1, but must be non-negative"
+expect_eq "both the failed write of the draws and the program's error are reported" \
+  "$write_error|$program_error" "$(printf '%s\n' "$ERR" | head -n 2 | paste -sd '|')"
 printf '[assume mu (normal 0 1)]\n[predict (foo)]\n' >no_rows.vnt
 run no_rows.vnt --draws none.csv
 expect_rc 2 "a failing program that collected nothing"
