@@ -40,10 +40,12 @@ struct ShapeTouch {
   }
 };
 
-/// Accept iff log u < log_alpha; a move out of a zero-probability state is always taken.
+/// Accept iff log u < log_alpha; a move out of a zero-probability state is taken if it leads to positive
+/// probability. u is drawn unless log_alpha is NaN, as the partitioned path draws it (which cannot tell a
+/// state of probability zero from a proposal of probability zero when it meets the latter first).
 bool decide(double rho, double xi, double correction, Rng& rng) {
-  if (rho == kNegInf) return !std::isnan(xi);
   double log_alpha = xi - rho + correction;
+  if (rho == kNegInf && !std::isnan(xi)) log_alpha = xi > kNegInf ? -kNegInf : kNegInf;
   if (std::isnan(log_alpha)) return false;
   return std::log(rng.uniform()) < log_alpha;
 }

@@ -121,9 +121,14 @@ std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old
     ArgBuffer leaf(as_output(leaf_));
     old = leaf_sp->sp().log_density(leaf_->value, leaf.args(leaf_sp->aux()));
   } else {
-    old = run(b_old, nullptr);
+    try {
+      old = run(b_old, nullptr);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kDomain) throw;
+      old = kNegInf;  // a stale section the old value makes fail: probability zero
+    }
   }
-  return fresh - old;
+  return log_weight(fresh, old);
 }
 
 void SectionChain::make_inputs_fresh(Trace& trace, Node* border) const {

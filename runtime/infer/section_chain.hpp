@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -18,6 +19,16 @@ namespace vnt {
 struct Node;
 class BorderReach;
 class Trace;
+
+/// l_i of a local section whose log density is `before` under the border's old value and `after` under the
+/// proposed one. Probability zero under the proposal rejects the move (-inf), as in exact mh. Probability zero
+/// under the old value only (an approximate move accepted a value that a section it did not draw rules out) makes
+/// the current state impossible, and MH takes any move out of it into positive probability (+inf).
+inline double log_weight(double after, double before) {
+  if (after == -std::numeric_limits<double>::infinity()) return after;
+  if (before == -std::numeric_limits<double>::infinity()) return std::numeric_limits<double>::infinity();
+  return after - before;
+}
 
 class SectionChain {
  public:
@@ -30,7 +41,8 @@ class SectionChain {
   /// l = log p(leaf | chain from b_new) - log p(leaf | chain from b_old). With `current_is_old`, the old
   /// chain is the values in the trace (a fresh section); otherwise it is recomputed from b_old (a stale one).
   /// The new chain values are appended to `out`. A domain error on the new chain gives nullopt: the move has
-  /// probability zero (as when regen fails), and `out` still gets one value per link.
+  /// probability zero (as when regen fails), and `out` still gets one value per link. A stale chain that b_old
+  /// makes fail has density zero under it (see log_weight).
   std::optional<double> delta(const Value& b_new, const Value& b_old, bool current_is_old,
                               std::vector<Value>& out) const;
 

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <exception>
 #include <limits>
-#include <numeric>
 #include <optional>
 
 #include "runtime/core/diagnostics.hpp"
@@ -37,8 +36,15 @@ struct Section {
   Node* root;
   Scaffold scaffold;
   std::unique_ptr<Db> old_state;
-  bool was_stale;
+  // A stale section that the border's old value makes fail: restored as it was, still stale.
+  std::optional<Value> unrepaired_root;
+  uint64_t version = 0;
 };
+
+/// A domain error or a zero-probability value: the state evaluated has probability zero.
+bool is_impossibility(const Error& e) {
+  return e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability;
+}
 
 /// Local sections must hold no structural change and no random choice to propose, and must not share
 /// nodes with other sections (each child of the border roots its own section): nothing a section reads from
@@ -191,6 +197,7 @@ class Transition {
 };
 
 
+
 void Transition::start_plate(PlateVisit& pv) {
   std::vector<const Value*> in = current_inputs(*pv.plate);
   bool reads_border = false;
@@ -314,13 +321,17 @@ void Transition::score_plates(double* out) {
       try {
         pv.now->rows(pv.rows.data(), k, pv.a.data());
       } catch (const Error& e) {
-        // Impossible under the proposed value: the test rejects.
-        if (e.kind() != ErrorKind::kDomain && e.kind() != ErrorKind::kZeroProbability) throw;
+        if (!is_impossibility(e)) throw;
         std::fill(pv.a.begin(), pv.a.end(), kNegInf);
-        impossible_ = true;
+        impossible_ = true;  // impossible under the proposed value: rejected
       }
-      pv.before->rows(pv.rows.data(), k, pv.b.data());
-      for (size_t j = 0; j < k; ++j) pv.b[j] = pv.a[j] - pv.b[j];
+      try {
+        pv.before->rows(pv.rows.data(), k, pv.b.data());
+      } catch (const Error& e) {
+        if (!is_impossibility(e)) throw;
+        std::fill(pv.b.begin(), pv.b.end(), kNegInf);  // the current state is impossible (log_weight)
+      }
+      for (size_t j = 0; j < k; ++j) pv.b[j] = log_weight(pv.a[j], pv.b[j]);
     }
     for (size_t j = 0; j < k; ++j) out[pv.slots[j]] = pv.b[j];
     if (!pv.changes)
@@ -348,18 +359,25 @@ double Transition::visit(Node* root) {
     impossible_ |= !l;
     return l.value_or(kNegInf);
   }
-  Section sec{root, build_local_scaffold(t_, border_, root), std::make_unique<Db>(t_), false};
+  Section sec{root, build_local_scaffold(t_, border_, root), std::make_unique<Db>(t_), std::nullopt, old_version_};
   check_section(sec.scaffold, reach_, root);
   // Values read from other borders' stale sections are repaired first; this border's own are handled below.
   ensure_scaffold_fresh(t_, sec.scaffold, border_);
   if (root->version != old_version_) {
     // Stale (section 3.5): bring it up to date with the border's current (old) value before scoring it.
-    with_old_border_value([&] { refresh_section(t_, border_, root); });
-    sec.was_stale = true;
+    try {
+      with_old_border_value([&] { refresh_section(t_, border_, root); });
+    } catch (const Error& e) {
+      // The old value makes it fail: the current state is impossible (log_weight). refresh_section left the
+      // section as it was; a rejection puts it back so.
+      if (!is_impossibility(e)) throw;
+      sec.unrepaired_root = root->value;
+      sec.version = root->version;
+    }
     ++st_.stats.stale_repairs;
   }
   procedures_ |= resamples_procedures(sec.scaffold);
-  double rho = detach_and_extract(t_, sec.scaffold, *sec.old_state);
+  const double rho = detach_and_extract(t_, sec.scaffold, *sec.old_state);
   double xi = 0;
   try {
     xi = regen_and_attach(t_, sec.scaffold, false, *sec.old_state);
@@ -367,14 +385,16 @@ double Transition::visit(Node* root) {
     // The failed regen undid itself, so the section is detached. It is put back from the border's old value, not
     // from the proposed one the border holds: regen_proposal would leave the section's root at the proposed value.
     with_old_border_value([&] { regen_and_attach(t_, sec.scaffold, true, *sec.old_state); });
-    if (e.kind() != ErrorKind::kDomain && e.kind() != ErrorKind::kZeroProbability) throw;
-    impossible_ = true;  // impossible under the proposed value: the test rejects
+    if (sec.unrepaired_root) root->value = *sec.unrepaired_root;
+    if (!is_impossibility(e)) throw;
+    impossible_ = true;  // impossible under the proposed value: rejected
     return kNegInf;
   }
   procedures_ |= resamples_procedures(sec.scaffold);
+  const bool unrepaired = sec.unrepaired_root.has_value();
   visited_.push_back(std::move(sec));
   ++st_.stats.sections_visited;
-  return xi - rho;
+  return log_weight(xi, unrepaired ? kNegInf : rho);
 }
 
 void Transition::restore_sections() {
@@ -382,7 +402,8 @@ void Transition::restore_sections() {
     Db scratch(t_);
     detach_and_extract(t_, it->scaffold, scratch);
     regen_and_attach(t_, it->scaffold, true, *it->old_state);
-    it->root->version = old_version_;
+    it->root->version = it->version;
+    if (it->unrepaired_root) it->root->value = *it->unrepaired_root;  // restoring read the border's value
   }
 }
 
@@ -469,11 +490,11 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
       }
       score_plates(out);
       // Exact mh sees all N l_i in this one mini-batch, and must decide as its general path does: there a NaN
-      // sum (a NaN l_i, or +inf with -inf) makes log alpha NaN, a rejection; the test would stop the [infer].
-      if (exact_ && std::isnan(std::accumulate(out, out + k, 0.0))) {
-        std::fill(out, out + k, -std::numeric_limits<double>::infinity());
-        impossible_ = true;  // and draws no u
-      }
+      // l_i makes log alpha NaN, a rejection without u; the test would stop the [infer].
+      if (exact_ && std::any_of(out, out + k, [](double l) { return std::isnan(l); })) impossible_ = true;
+      // A section that fails under the proposed value rejects the move whatever the others are, as regen's
+      // failure does in exact mh; even an impossible current state (l_i = +inf) is not left for it.
+      if (impossible_) break;
       for (size_t j = 0; j < k; ++j) {
         test->add(out[j]);
         drawn_sum_ += out[j];
@@ -504,9 +525,8 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     restore_sections();
     throw;
   }
-  const SequentialTestResult& result = test->result();
   st_.stats.sections_total += n;
-  if (result.accept) {
+  if (!impossible_ && test->result().accept) {
     // Step 6: keep everything; the n - drawn unvisited sections are now stale.
     border_->version = t_.next_border_version();
     for (Section& s : visited_) s.root->version = border_->version;

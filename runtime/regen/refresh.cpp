@@ -112,11 +112,19 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
   detach_and_extract(trace, local, db);
   try {
     regen_and_attach(trace, local, false, db);
-  } catch (...) {
+  } catch (Error& e) {
     // The border's value makes the section fail (a domain error: an approximate move accepted it unseen). The
     // failed regen undid itself; the section is put back as it was, still stale, for the error to propagate.
     regen_and_attach(trace, local, true, db);
     root->value = stale;  // the root's value is not in the Db: restoring read the border's current one
+    if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability)
+      e.add_frame(
+          "while updating a value that subsampled_mh left stale: an approximate move (eps > 0) accepted a "
+          "parameter value under which it has probability zero");
+    throw;
+  } catch (...) {
+    regen_and_attach(trace, local, true, db);
+    root->value = stale;
     throw;
   }
   root->version = border->version;

@@ -33,9 +33,10 @@ SequentialTest::SequentialTest(const SequentialTestConfig& cfg, TQuantileCache& 
     : cfg_(cfg), cache_(cache) {
   cfg_.validate();
   cache_.bind(cfg_.epsilon, cfg_.batch, cfg_.spending);
-  // alpha_g = −inf (the global section has zero density under the proposal) gives mu0 = +inf: no finite
-  // mean can reach it, so the exact decision is known before drawing anything. Likewise −inf accepts.
-  if (std::isinf(cfg_.mu0)) finish(cfg_.mu0 < 0.0, true);
+  // alpha_g = −inf (the global section has zero density under the proposal) gives mu0 = +inf: no mean can
+  // reach it, so the exact decision is known before drawing anything. −inf (the current global section has
+  // density zero) accepts, unless a section has density zero under the proposal: with eps = 0 all N are seen.
+  if (cfg_.mu0 == kInf || (cfg_.mu0 == -kInf && cfg_.epsilon > 0.0)) finish(cfg_.mu0 < 0.0, true);
 }
 
 void SequentialTest::add_nonfinite(double l) {
@@ -54,14 +55,20 @@ bool SequentialTest::end_batch() {
   ++result_.batches;
   result_.n_used = n_;
 
-  // One infinite l_i makes μ infinite whatever the unseen values are (the exact sum would be ±inf too).
-  if (pos_inf_ || neg_inf_) {
-    if (pos_inf_ && neg_inf_)
-      raise(ErrorKind::kInference,
-            "subsampled_mh: local sections have log-weights +inf and -inf, so the acceptance ratio is undefined");
-    result_.mean = pos_inf_ ? kInf : -kInf;
+  // One infinite l_i makes μ infinite. −inf (probability zero under the proposal) rejects whatever the unseen
+  // values are, also +inf ones: MH takes a move out of a state of probability zero (+inf) only into positive
+  // probability. So +inf decides exactly only once all N are seen, as eps = 0 asks.
+  if (neg_inf_) {
+    result_.mean = -kInf;
     result_.sd = std::numeric_limits<double>::quiet_NaN();
-    finish(pos_inf_, true);
+    finish(false, true);
+    return true;
+  }
+  if (pos_inf_) {
+    result_.mean = kInf;
+    result_.sd = std::numeric_limits<double>::quiet_NaN();
+    if (cfg_.epsilon == 0.0 && n_ < cfg_.population) return false;
+    finish(true, true);
     return true;
   }
 

@@ -37,7 +37,7 @@ struct SequentialTestResult {
   double t = 0.0;       ///< last t statistic computed; +inf (accept) or −inf (reject) if none was
   double mean = 0.0;    ///< mean of the l_i seen (0 if none; ±inf if one was infinite)
   double sd = 0.0;      ///< sample sd s_l of the l_i seen, n − 1 denominator (0 if n < 2; NaN if infinite)
-  bool exact = false;   ///< the decision is the exact MH one: n = N, an infinite l_i, or an infinite mu0
+  bool exact = false;   ///< the MH decision: n = N, an infinite mu0 or l_i (+inf: if no −inf is unseen)
 };
 
 /// The test as a state machine, for callers that run their own mini-batch loop (e.g. evaluating a batch
@@ -46,7 +46,7 @@ struct SequentialTestResult {
 class SequentialTest {
  public:
   /// Validates cfg (throws kInference) and binds cache to (ε, Nbatch); the cache must outlive the test.
-  /// mu0 = +inf (α_g = −inf) is decided at once as reject, mu0 = −inf as accept, with n_used = 0.
+  /// mu0 = +inf (α_g = −inf) is decided at once as reject, mu0 = −inf as accept (with eps > 0), n_used = 0.
   SequentialTest(const SequentialTestConfig& cfg, TQuantileCache& cache);
 
   /// True once decided; result() is then final.
@@ -54,8 +54,9 @@ class SequentialTest {
   /// Size of the next mini-batch, min(Nbatch, N − n); 0 once done.
   size_t next_batch_size() const { return done_ ? 0 : std::min(cfg_.batch, cfg_.population - n_); }
 
-  /// Adds one value of the current mini-batch (Welford update). NaN throws kInference; ±inf makes the
-  /// mini-batch decide exactly (−inf: reject, +inf: accept) when it ends.
+  /// Adds one value of the current mini-batch (Welford update). NaN throws kInference. An infinite value
+  /// decides when the mini-batch ends: −inf rejects, also with a +inf; +inf accepts (with eps = 0 only once all
+  /// N are seen without a −inf), as MH leaves a state of probability zero for one of positive probability.
   void add(double l) {
     ++n_;
     if (!std::isfinite(l)) return add_nonfinite(l);
@@ -68,7 +69,7 @@ class SequentialTest {
   }
 
   /// Ends the mini-batch (exactly next_batch_size() values must have been added; else kInternal) and runs
-  /// the test on everything seen. Returns done(). Throws kInference if the batch held both +inf and −inf.
+  /// the test on everything seen. Returns done().
   bool end_batch();
 
   /// The decision so far (final once done()).

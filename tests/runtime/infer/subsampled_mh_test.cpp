@@ -16,6 +16,7 @@
 #include "runtime/regen/walk.hpp"
 #include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
+#include "tests/support/lockstep.hpp"
 
 namespace vnt {
 namespace {
@@ -226,44 +227,6 @@ std::string switching_program(int n, uint64_t seed) {
   return p;
 }
 
-/// The options of a lockstep pair: subsampled_mh with eps = 0 on one engine and exact mh on the general scaffold
-/// path on the other, both with a drift of `sigma`, and plain mh for a second scope on both (not partitioned: a
-/// partitioned move also moves the shape epoch).
-struct Lockstep {
-  SubsampledOptions sub;
-  MhOptions exact;
-  MhOptions other;
-  MhOptions partitioned;  // exact mh through the partition, with the same drift
-  Lockstep(size_t batch, double sigma) {
-    sub.batch = batch;
-    sub.epsilon = 0;
-    sub.drift_sigma = sigma;
-    exact.drift_sigma = sigma;
-    exact.allow_partition = false;
-    other.allow_partition = false;
-    partitioned.drift_sigma = sigma;
-  }
-};
-
-/// One program in three engines moved in lockstep: exact mh on the whole scaffold (`general`), subsampled_mh with
-/// eps = 0 (`sub`) and exact mh through the partition (`part`).
-struct ThreeWay {
-  Engine general, sub, part;
-  SubsampledState state;
-  ThreeWay(uint64_t seed, const std::string& program) : general(seed), sub(seed), part(seed) {
-    for (Engine* e : {&general, &sub, &part}) test::run(*e, program);
-    general.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
-    part.trace().rng().split();
-  }
-  /// One transition on `spec` in each engine; requires the same decision and returns it.
-  bool step(const BlockSpec& spec, const Lockstep& o) {
-    const bool a = mh_transition(general.trace(), spec, o.exact);
-    REQUIRE(a == subsampled_mh_transition(sub.trace(), spec, o.sub, state));
-    REQUIRE(a == mh_transition(part.trace(), spec, o.partitioned));
-    return a;
-  }
-};
-
 // A parameter read more than once on its way to the border, as in [assume v (+ (* s s) (exp (* 0.1 s)))]: the
 // three lookups of s branch and meet again at the sum, so the border is v (one child per datum), and the nodes
 // between are global. Subsampled with eps = 0 and exact mh through the partition both make the decisions of exact
@@ -279,7 +242,7 @@ std::string rejoining_program(int n, uint64_t seed) {
 
 TEST_CASE("branches of the parameter that meet again before the data put the border where they meet") {
   constexpr int kN = 30, kTransitions = 150;
-  ThreeWay t(4, rejoining_program(kN, 5));
+  test::ThreeWay t(4, rejoining_program(kN, 5));
   const BlockChoice choice = select_block(t.sub.trace(), w_all());
   REQUIRE(choice.principals.size() == 1);
   const BorderInfo info = find_border(choice.principals[0]);
@@ -290,7 +253,7 @@ TEST_CASE("branches of the parameter that meet again before the data put the bor
   CHECK(values_equal(info.border->value, t.sub.report("v")));
   CHECK(info.examined < 30);
 
-  const Lockstep o(7, 0.2);
+  const test::Lockstep o(7, 0.2);
   int accepted = 0;
   for (int i = 0; i < kTransitions; ++i) {
     CAPTURE(i);
@@ -321,12 +284,12 @@ TEST_CASE("branches of the parameter that do not meet again leave the border at 
 TEST_CASE("section chains cached by subsampled_mh are dropped when another kernel changes what sections apply") {
   // A third engine makes the moves on theta by exact mh through the partition, whose chains are cached too.
   constexpr int kN = 8, kTransitions = 300;
-  ThreeWay t(9, switching_program(kN, 10));
+  test::ThreeWay t(9, switching_program(kN, 10));
   BlockSpec theta = w_all(), k = w_all();
   theta.scope = "theta";
   k.scope = "k";
   k.kernel = "mh";
-  const Lockstep o(3, 0.4);
+  const test::Lockstep o(3, 0.4);
   SubsampledState& state = t.state;
   const uint64_t part_hits = partitioned_mh_chain_hits();
   int switches = 0, accepted = 0;
@@ -359,8 +322,8 @@ TEST_CASE("a proposal that fails in a local section draws no u: eps = 0 stays in
     std::string program = "[assume s (scope_include 'w 0 (normal 2 1))]";
     for (int i = 0; i < 10; ++i)
       program += fmt::format("[observe {} {}]", fmt::format(fmt::runtime(body), 0.1 * i), 0.3 * (i % 3));
-    ThreeWay t(3, program);
-    const Lockstep o(3, 0.5);
+    test::ThreeWay t(3, program);
+    const test::Lockstep o(3, 0.5);
     int accepted = 0;
     for (int i = 0; i < 200; ++i) {
       CAPTURE(i);
@@ -384,7 +347,7 @@ TEST_CASE("a section that fails under the proposal is put back with the border's
   Engine exact(3), sub(3);
   test::run(exact, program);
   test::run(sub, program);
-  const Lockstep o(3, 1.5);
+  const test::Lockstep o(3, 1.5);
   MhOptions other = o.other;
   other.drift_sigma = 0.2;
   const BlockSpec u = test::block("u", BlockSpec::Mode::kAll);
@@ -445,7 +408,7 @@ TEST_CASE("section chains cached by subsampled_mh survive mh moves that cannot c
   BlockSpec s_spec = w_all();
   s_spec.scope = "s";
   s_spec.kernel = "mh";
-  const Lockstep o(9, 0.3);
+  const test::Lockstep o(9, 0.3);
   SubsampledState state;
   exact.trace().rng().split();
   int moves_on_s = 0;
@@ -484,7 +447,7 @@ TEST_CASE("subsampled kernels on different borders keep each other's cached chai
   test::run(sub, two_borders_program(kN, 3));
   BlockSpec u_all = w_all();
   u_all.scope = "u";
-  const Lockstep o(6, 0.4);
+  const test::Lockstep o(6, 0.4);
   SubsampledState on_w, on_u;
   for (SubsampledState* st : {&on_w, &on_u}) {  // each splits its section order off the trace's stream
     st->order_rng(sub.trace());
@@ -567,43 +530,6 @@ TEST_CASE("after many subsampled moves, stale sections are repaired before anyth
   for (int i = 0; i < 20; ++i) mh_transition(e.trace(), w_all(), mo);
   CHECK(e.trace().stale_borders().empty());
   CHECK(test::inconsistent_nodes(e) == 0);
-}
-
-// An approximate move can accept a value of s that an unvisited section rules out (sqrt of s - c < 0). Repairing
-// that stale section then fails; refresh_section left it detached (its values moved to a Db that was dropped), so
-// the failed predict changed the trace, and every later read of the section met a half-removed family.
-TEST_CASE("a stale section whose repair fails is left as it was") {
-  std::string program = "[assume s (scope_include 'w 0 (normal 3 0.5))]";
-  for (int i = 0; i < 40; ++i)
-    program += fmt::format("[assume m{} (sqrt (- s {}))] [observe (normal m{} 1) 1]", i, 0.06 * i, i);
-  Engine e(5);
-  test::run(e, program);
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.4;
-  so.drift_sigma = 1.0;
-  SubsampledState state;
-  int failed_reads = 0;
-  for (int i = 0; i < 400 && failed_reads < 5; ++i) {
-    try {
-      subsampled_mh_transition(e.trace(), w_all(), so, state);
-    } catch (const Error& err) {  // a transition that meets such a section stops with its error
-      REQUIRE(std::string(err.message()).find("sqrt: argument 1 is -") != std::string::npos);
-    }
-    const double s = std::get<double>(e.report("s"));
-    for (int k = 39; k >= 0 && 0.06 * k > s; --k) {
-      CAPTURE(k);
-      const std::string before = test::fingerprint_of(e);
-      try {
-        test::run(e, fmt::format("[predict m{}]", k));
-      } catch (const Error& err) {
-        REQUIRE(std::string(err.message()).find("sqrt: argument 1 is -") != std::string::npos);
-        REQUIRE(test::fingerprint_of(e) == before);
-        ++failed_reads;
-      }
-    }
-  }
-  CHECK(failed_reads > 0);
 }
 
 // A lookup of a border takes the border's version, so the children of one made by a sample or a collect were
