@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What a scaffold that cannot be partitioned costs exact mh: N node observations of s, then T exact mh
-# transitions on s, once as is (the partitioned path scores every section as a chain) and once with a last
-# section [predict (* s s)] that the partitioned path refuses (two children of the border meet in it), so the
-# transitions take the general path. Prints ms per transition of both, after the load (measured with T = 0).
+# transitions on s, once as is (the partitioned path scores every section as a chain) and once with last sections
+# that the partitioned path refuses: t = 2s, read with s by 20 predictions, so t's section meets too many others;
+# the transitions then take the general path. Prints ms per transition of both, after the load (measured with T = 0).
 # Usage: bench/refused_partition.sh [pprun=build/release/pprun] [N=20000] [T=200]
 # SPDX-License-Identifier: Apache-2.0
 set -euo pipefail
@@ -32,7 +32,7 @@ seconds() {
 
 for kind in partitioned refused; do
   tail=""
-  [ "$kind" = refused ] && tail="[predict (* s s)]"
+  [ "$kind" = refused ] && tail="[assume t (* 2 s)] $(printf '[predict (+ t s)] %.0s' $(seq 20))"
   program 0 "$tail" > "$dir/load.vnt"
   program "$t" "$tail" > "$dir/run.vnt"
   load=$(seconds "$dir/load.vnt")

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/section_chain.hpp"
 
-#include "runtime/infer/border_reach.hpp"
+#include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/sp/sp.hpp"

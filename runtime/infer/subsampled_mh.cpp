@@ -13,10 +13,11 @@
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
-#include "runtime/infer/border_reach.hpp"
+#include "runtime/regen/border_reach.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/section_chain.hpp"
 #include "runtime/regen/refresh.hpp"
+#include "runtime/regen/section_group.hpp"
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
@@ -32,13 +33,17 @@ struct NotPartitionable {
   std::string reason;
 };
 
+/// A section visited by the general path: its roots (children of the border, several if one datum reads the
+/// parameter several times), its scaffold and what a rejection restores.
 struct Section {
-  Node* root;
+  struct Root {
+    Node* node;
+    uint64_t version;
+    std::optional<Value> unrepaired;  // a stale section the border's old value makes fail: its stale value
+  };
+  std::vector<Root> roots;
   Scaffold scaffold;
   std::unique_ptr<Db> old_state;
-  // A stale section that the border's old value makes fail: restored as it was, still stale.
-  std::optional<Value> unrepaired_root;
-  uint64_t version = 0;
 };
 
 /// A domain error or a zero-probability value: the state evaluated has probability zero.
@@ -46,30 +51,24 @@ bool is_impossibility(const Error& e) {
   return e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability;
 }
 
-/// Local sections must hold no structural change and no random choice to propose, and must not share
-/// nodes with other sections (each child of the border roots its own section): nothing a section reads from
-/// outside it may follow the border.
-void check_section(const Scaffold& s, BorderReach& reach, Node* root) {
+/// The section of `root` (section_group), which must hold no structural change and no random choice to propose.
+/// Sections are disjoint by construction: children of the border whose branches meet are one section.
+SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root) {
+  std::optional<SectionGroup> g = section_group(t, reach, root);
+  if (!g)
+    throw NotPartitionable{fmt::format(
+        "its local sections meet in too many places (more than {} reads of the parameter, or {} nodes per read, "
+        "in one section: is a value computed from it read by every datum?)",
+        kMaxSectionRoots, kMaxSectionNodesPerRoot)};
+  const Scaffold& s = g->scaffold;
   if (!s.brush.empty()) throw NotPartitionable{"a local section changes the structure of the trace"};
-  auto check_parents = [&](Node* n) {
-    for_each_definite_parent(n, [&](Node* p) {
-      // (n's own request reads n's operands: part of the same application, not another section.)
-      if (p == root || p == reach.border() || s.is_resampling(p) || s.is_absorbing(p)) return;
-      if (p->kind == NodeKind::kRequest && as_request(p)->output == n) return;
-      if (reach.follows(p))
-        throw NotPartitionable{"two children of the border meet in one local section (route the parameter "
-                               "through a per-index mem so each section uses it once)"};
-    });
-  };
   s.drg.for_each([&](Node* n, int) {
-    if (n->kind == NodeKind::kOutput) {
-      const SpProcedure* p = primitive_at(as_output(n));
-      if (p != nullptr && p->sp().is_random())
-        throw NotPartitionable{"a local section contains a random choice that would have to be resampled"};
-    }
-    check_parents(n);
+    if (n->kind != NodeKind::kOutput) return;
+    const SpProcedure* p = primitive_at(as_output(n));
+    if (p != nullptr && p->sp().is_random())
+      throw NotPartitionable{"a local section contains a random choice that would have to be resampled"};
   });
-  s.absorbing.for_each(check_parents);
+  return std::move(*g);
 }
 
 /// What can be checked of the partition before a transition draws anything, so a refused partition leaves the
@@ -86,8 +85,7 @@ void check_structure(Trace& t, const Scaffold& global, BorderReach& reach) {
         throw NotPartitionable{"a local section also reads another value that the proposal changes"};
   if (border->plate_children < border->children.size()) {
     Node* first = border->children[border->plate_children];
-    if (SectionChain chain; !chain.match(t, reach, first))
-      check_section(build_local_scaffold(t, border, first), reach, first);
+    if (SectionChain chain; !chain.match(t, reach, first)) checked_section(t, reach, first);
   }
 }
 
@@ -184,6 +182,7 @@ class Transition {
   Value old_value_, new_value_;
   uint64_t old_version_ = 0;
   std::vector<Section> visited_;
+  FlatPtrMap<Node, double> shares_;  // roots of sections with several, not drawn yet: their share of its l
   std::vector<SectionChain> chains_;  // sections evaluated from values alone (nothing to undo)
   std::vector<Value> chain_values_;   // their new link values, in order
   std::vector<PlateVisit> plates_;
@@ -359,23 +358,38 @@ double Transition::visit(Node* root) {
     impossible_ |= !l;
     return l.value_or(kNegInf);
   }
-  Section sec{root, build_local_scaffold(t_, border_, root), std::make_unique<Db>(t_), std::nullopt, old_version_};
-  check_section(sec.scaffold, reach_, root);
+  // The other roots of a section with several, scored already in this transition: their share of its l.
+  if (const double* share = shares_.find(root)) {
+    ++st_.stats.sections_visited;
+    return *share;
+  }
+  SectionGroup group = checked_section(t_, reach_, root);
+  Section sec{{}, std::move(group.scaffold), std::make_unique<Db>(t_)};
+  bool stale = false;
+  for (Node* r : group.roots) {
+    sec.roots.push_back({r, r->version, std::nullopt});
+    stale |= r->version != old_version_;
+  }
   // Values read from other borders' stale sections are repaired first; this border's own are handled below.
   ensure_scaffold_fresh(t_, sec.scaffold, border_);
-  if (root->version != old_version_) {
+  if (stale) {
     // Stale (section 3.5): bring it up to date with the border's current (old) value before scoring it.
     try {
       with_old_border_value([&] { refresh_section(t_, border_, root); });
+      for (Section::Root& r : sec.roots) r.version = old_version_;
     } catch (const Error& e) {
       // The old value makes it fail: the current state is impossible (log_weight). refresh_section left the
       // section as it was; a rejection puts it back so.
       if (!is_impossibility(e)) throw;
-      sec.unrepaired_root = root->value;
-      sec.version = root->version;
+      for (Section::Root& r : sec.roots) r.unrepaired = r.node->value;
     }
     ++st_.stats.stale_repairs;
   }
+  const bool unrepaired = sec.roots[0].unrepaired.has_value();
+  auto put_back_stale = [&] {  // restoring read the border's value for the roots
+    for (Section::Root& r : sec.roots)
+      if (r.unrepaired) r.node->value = *r.unrepaired;
+  };
   procedures_ |= resamples_procedures(sec.scaffold);
   const double rho = detach_and_extract(t_, sec.scaffold, *sec.old_state);
   double xi = 0;
@@ -385,16 +399,19 @@ double Transition::visit(Node* root) {
     // The failed regen undid itself, so the section is detached. It is put back from the border's old value, not
     // from the proposed one the border holds: regen_proposal would leave the section's root at the proposed value.
     with_old_border_value([&] { regen_and_attach(t_, sec.scaffold, true, *sec.old_state); });
-    if (sec.unrepaired_root) root->value = *sec.unrepaired_root;
+    put_back_stale();
     if (!is_impossibility(e)) throw;
     impossible_ = true;  // impossible under the proposed value: rejected
     return kNegInf;
   }
   procedures_ |= resamples_procedures(sec.scaffold);
-  const bool unrepaired = sec.unrepaired_root.has_value();
+  // A section with k roots is k of the N children the test draws from: each carries l/k, so that the sum over
+  // all N is still the sum of the sections' l, and the draw stays uniform over children.
+  const double share = log_weight(xi, unrepaired ? kNegInf : rho) / static_cast<double>(sec.roots.size());
+  for (size_t i = 1; i < sec.roots.size(); ++i) shares_.emplace(sec.roots[i].node, share);
   visited_.push_back(std::move(sec));
   ++st_.stats.sections_visited;
-  return log_weight(xi, unrepaired ? kNegInf : rho);
+  return share;
 }
 
 void Transition::restore_sections() {
@@ -402,8 +419,10 @@ void Transition::restore_sections() {
     Db scratch(t_);
     detach_and_extract(t_, it->scaffold, scratch);
     regen_and_attach(t_, it->scaffold, true, *it->old_state);
-    it->root->version = it->version;
-    if (it->unrepaired_root) it->root->value = *it->unrepaired_root;  // restoring read the border's value
+    for (Section::Root& r : it->roots) {
+      r.node->version = r.version;
+      if (r.unrepaired) r.node->value = *r.unrepaired;  // restoring read the border's value
+    }
   }
 }
 
@@ -529,7 +548,11 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   if (!impossible_ && test->result().accept) {
     // Step 6: keep everything; the n - drawn unvisited sections are now stale.
     border_->version = t_.next_border_version();
-    for (Section& s : visited_) s.root->version = border_->version;
+    size_t seen = chains_.size();
+    for (Section& s : visited_) {
+      for (Section::Root& r : s.roots) r.node->version = border_->version;
+      seen += s.roots.size();
+    }
     const Value* values = chain_values_.data();
     for (const SectionChain& c : chains_) {
       procedures_ |= c.commit(new_value_, values);
@@ -543,7 +566,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
       pv.plate->total_valid = !pv.changes && pv.visited == pv.plate->rows;
     }
     auto& stale = t_.stale_borders();
-    const size_t node_sections = n - plate_rows_, seen = visited_.size() + chains_.size();
+    const size_t node_sections = n - plate_rows_;
     if (seen < node_sections)
       stale[border_] = node_sections - seen;
     else

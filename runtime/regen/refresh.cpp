@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "runtime/core/flat_ptr_map.hpp"
+#include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/regen.hpp"
+#include "runtime/regen/section_group.hpp"
 #include "runtime/regen/scratch_stack.hpp"
 #include "runtime/regen/walk.hpp"
 
@@ -103,32 +105,47 @@ void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_
 }
 
 void refresh_section(Trace& trace, Node* border, Node* root) {
-  auto it = trace.stale_borders().find(border);
   if (root->version == border->version || root->kind == NodeKind::kPlate) return;
   trace.touch_shape();
-  Scaffold local = build_local_scaffold(trace, border, root);
+  // The whole section: a datum that reads the parameter twice is recomputed from both reads at once, never from
+  // one fresh read and one stale one. (A section too large to group was never subsampled: it is repaired alone.)
+  BorderReach reach(border);
+  std::optional<SectionGroup> group = section_group(trace, reach, root);
+  if (!group) group = SectionGroup{{root}, build_local_scaffold(trace, border, root)};
+  std::vector<Value> stale;
+  for (Node* r : group->roots) stale.push_back(r->value);
+  auto put_back = [&] {
+    // The roots' values are not in the Db: restoring read the border's current one.
+    for (size_t i = 0; i < stale.size(); ++i) group->roots[i]->value = std::move(stale[i]);
+  };
   Db db(trace);
-  const Value stale = root->value;
-  detach_and_extract(trace, local, db);
+  detach_and_extract(trace, group->scaffold, db);
   try {
-    regen_and_attach(trace, local, false, db);
+    regen_and_attach(trace, group->scaffold, false, db);
   } catch (Error& e) {
     // The border's value makes the section fail (a domain error: an approximate move accepted it unseen). The
     // failed regen undid itself; the section is put back as it was, still stale, for the error to propagate.
-    regen_and_attach(trace, local, true, db);
-    root->value = stale;  // the root's value is not in the Db: restoring read the border's current one
+    regen_and_attach(trace, group->scaffold, true, db);
+    put_back();
     if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability)
       e.add_frame(
           "while updating a value that subsampled_mh left stale: an approximate move (eps > 0) accepted a "
           "parameter value under which it has probability zero");
     throw;
   } catch (...) {
-    regen_and_attach(trace, local, true, db);
-    root->value = stale;
+    regen_and_attach(trace, group->scaffold, true, db);
+    put_back();
     throw;
   }
-  root->version = border->version;
-  if (it != trace.stale_borders().end() && --it->second == 0) trace.stale_borders().erase(it);
+  auto it = trace.stale_borders().find(border);
+  for (Node* r : group->roots) {
+    if (r->version == border->version) continue;
+    r->version = border->version;
+    if (it != trace.stale_borders().end() && --it->second == 0) {
+      trace.stale_borders().erase(it);
+      it = trace.stale_borders().end();
+    }
+  }
 }
 
 void refresh_all(Trace& trace) {

@@ -1,7 +1,9 @@
 // Scaffold construction: extend D from the principal nodes through children that cannot absorb the change,
 // find the brush by counting disabled requests per family, then the border and the regen counts.
 // SPDX-License-Identifier: Apache-2.0
+#include <cstdint>
 #include <deque>
+#include <optional>
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/scaffold/scaffold.hpp"
@@ -30,10 +32,11 @@ class Builder {
   }
 
   /// A local section: `root` reacts to a change of `border`, which is not itself in the scaffold.
-  void extend_local(Node* border, Node* root) {
+  /// Returns false, leaving the scaffold partial, once more than `max_nodes` nodes are in it.
+  bool extend_local(Node* border, std::span<Node* const> roots, size_t max_nodes) {
     std::deque<std::pair<Node*, Node*>> queue;
-    queue.emplace_back(root, border);
-    run(queue);
+    for (Node* root : roots) queue.emplace_back(root, border);
+    return run(queue, max_nodes);
   }
 
   void push_children(std::deque<std::pair<Node*, Node*>>& queue, Node* n) {
@@ -41,8 +44,9 @@ class Builder {
     for (Node* c : n->children) queue.emplace_back(c, n);
   }
 
-  void run(std::deque<std::pair<Node*, Node*>>& queue) {
+  bool run(std::deque<std::pair<Node*, Node*>>& queue, size_t max_nodes = SIZE_MAX) {
     while (!queue.empty()) {
+      if (order_.size() > max_nodes) return false;
       auto [node, parent] = queue.front();
       queue.pop_front();
       if (s_.is_resampling(node) || inert_request(node)) continue;
@@ -54,6 +58,7 @@ class Builder {
         order_.push_back(node);
       }
     }
+    return true;
   }
 
   void find_brush() {
@@ -198,9 +203,15 @@ Scaffold build_scaffold(Trace& trace, std::span<Node* const> principals,
 }
 
 Scaffold build_local_scaffold(Trace& trace, Node* border, Node* root) {
+  Node* roots[] = {root};
+  return *build_local_scaffold(trace, border, roots, SIZE_MAX);
+}
+
+std::optional<Scaffold> build_local_scaffold(Trace& trace, Node* border, std::span<Node* const> roots,
+                                             size_t max_nodes) {
   Scaffold s;
   Builder b(trace, s, nullptr);
-  b.extend_local(border, root);
+  if (!b.extend_local(border, roots, max_nodes)) return std::nullopt;
   b.find_brush();
   b.find_border_and_counts({});
   return s;

@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -49,6 +50,11 @@ Scaffold build_scaffold(Trace& trace, std::span<Node* const> principals,
 /// The scaffold of one local section: `root` (a child of `border`) and its scaffold descendants, as if
 /// `border` had changed. The border itself is not part of it.
 Scaffold build_local_scaffold(Trace& trace, Node* border, Node* root);
+
+/// The same for a section with several roots (the branches of one datum that reads the parameter several times;
+/// see section_group.hpp); nullopt once more than `max_nodes` nodes would be in it.
+std::optional<Scaffold> build_local_scaffold(Trace& trace, Node* border, std::span<Node* const> roots,
+                                             size_t max_nodes);
 
 /// Whether `child` can keep its value and be re-scored when `parent` changes (Def. 4).
 bool can_absorb_change(const Scaffold& s, Node* child, Node* parent);

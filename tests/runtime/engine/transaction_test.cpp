@@ -89,7 +89,7 @@ TEST_CASE("an [infer] whose first transition fails leaves the random stream and 
   const char* model =
       "[assume w (scope_include 'w 0 (normal 0 1))]"
       "[assume g (lambda (x) (normal (* w x) 1))]"
-      "[assume f (lambda (x) (normal (+ w (* w x)) 1))]"
+      "[assume f (lambda (x) (normal (if (> w x) 1 2) 1))]"
       "[observe (g 0.5) 0.1] [observe (g 1.5) 0.2] [observe (g 2.5) 0.3] [observe (f 1) 0.3]"
       "[assume c (normal 0 1)]";
   Engine e(11);

@@ -8,7 +8,7 @@
 #include <set>
 #include <fmt/format.h>
 
-#include "runtime/infer/border_reach.hpp"
+#include "runtime/regen/border_reach.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/section_chain.hpp"
 #include "runtime/infer/subsampled_mh.hpp"

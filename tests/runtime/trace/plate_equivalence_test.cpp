@@ -169,8 +169,8 @@ TEST_CASE("in the tails trace nodes score like the fused plate: rows the logisti
 }
 
 // b = 2a is computed in a local section of a's border (the lookup of a in b's family), and the plate reads a and
-// b. With one family per row every row meets b's section, which the partition refuses; the plate's rows meet it
-// too and must be refused as well (or scored with a and b both proposed).
+// b. With one family per row every row meets b's section, so the sections do not split (the partition refuses);
+// the plate's rows meet it too and must be refused as well (or scored with a and b both proposed).
 const char* kBorderAndChild =
     "[assume a (scope_include 'a 0 (normal 0 1))] [assume b (* 2 a)]"
     "[assume f (lambda (x) (normal (+ a (* b x)) 0.5))]";
@@ -193,7 +193,7 @@ TEST_CASE("a plate that reads the border and a value computed from it: the gener
     FAIL("expected an error");
   } catch (const Error& err) {
     CHECK(err.kind() == ErrorKind::kInference);
-    CHECK(err.message().find("two children of the border meet in one local section") != std::string::npos);
+    CHECK(err.message().find("its local sections meet in too many places") != std::string::npos);
   }
   MhOptions mo;
   mo.drift_sigma = 0.05;

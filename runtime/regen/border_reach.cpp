@@ -1,6 +1,6 @@
 // Walking a node's ancestry up to a border (see border_reach.hpp).
 // SPDX-License-Identifier: Apache-2.0
-#include "runtime/infer/border_reach.hpp"
+#include "runtime/regen/border_reach.hpp"
 
 #include "runtime/regen/walk.hpp"
 #include "runtime/sp/sp.hpp"

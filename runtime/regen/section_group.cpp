@@ -1,0 +1,71 @@
+// Grouping the children of a border whose branches meet into one local section (see section_group.hpp).
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/regen/section_group.hpp"
+
+#include <algorithm>
+
+#include "runtime/regen/border_reach.hpp"
+#include "runtime/regen/walk.hpp"
+
+namespace vnt {
+namespace {
+
+template <class F>
+void for_each_parent(Node* n, F&& f) {
+  for_each_definite_parent(n, f);
+  if (n->kind == NodeKind::kOutput)
+    for (Node* e : as_output(n)->esr_parents) f(e);
+}
+
+bool has(const std::vector<Node*>& v, Node* n) { return std::find(v.begin(), v.end(), n) != v.end(); }
+
+size_t size_of(const Scaffold& s) { return s.drg.size() + s.absorbing.size(); }
+
+/// Adds to `roots` the children of the border that `p` (a node following the border) is computed from.
+void add_roots_above(BorderReach& reach, Node* p, std::vector<Node*>& roots) {
+  std::vector<Node*> todo{p}, seen;
+  while (!todo.empty()) {
+    Node* q = todo.back();
+    todo.pop_back();
+    if (has(seen, q)) continue;
+    seen.push_back(q);
+    bool root = false;
+    for_each_parent(q, [&](Node* x) { root |= x == reach.border(); });
+    if (root) {
+      if (!has(roots, q)) roots.push_back(q);
+      continue;  // its other reads are found with its section
+    }
+    for_each_parent(q, [&](Node* x) {
+      if (reach.follows(x)) todo.push_back(x);
+    });
+  }
+}
+
+}  // namespace
+
+std::optional<SectionGroup> section_group(Trace& trace, BorderReach& reach, Node* root) {
+  Node* border = reach.border();
+  SectionGroup g{{root}, build_local_scaffold(trace, border, root)};
+  const size_t per_root = std::max(kMaxSectionNodesPerRoot, size_of(g.scaffold));
+  for (;;) {
+    const size_t found = g.roots.size();
+    // A node of the section that reads a value following the border, other than through the section itself,
+    // reads another child's branch: that child belongs to the section too.
+    auto other_reads = [&](Node* n) {
+      for_each_definite_parent(n, [&](Node* p) {
+        if (p == border || g.scaffold.is_resampling(p) || g.scaffold.is_absorbing(p)) return;
+        if (p->kind == NodeKind::kRequest && as_request(p)->output == n) return;  // n's own request
+        if (reach.follows(p)) add_roots_above(reach, p, g.roots);
+      });
+    };
+    g.scaffold.drg.for_each([&](Node* n, int) { other_reads(n); });
+    g.scaffold.absorbing.for_each(other_reads);
+    if (g.roots.size() == found) return g;
+    if (g.roots.size() > kMaxSectionRoots) return std::nullopt;
+    std::optional<Scaffold> s = build_local_scaffold(trace, border, g.roots, per_root * g.roots.size());
+    if (!s) return std::nullopt;
+    g.scaffold = std::move(*s);
+  }
+}
+
+}  // namespace vnt
