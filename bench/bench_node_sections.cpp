@@ -4,7 +4,10 @@
 // Prints the load time, the time per transition and per section touched, for subsampled_mh, exact mh, and
 // subsampled_mh cycled with mh on a hyperparameter outside the sections (whose moves must not cost the cached
 // section chains); then, in a second trace, two subsampled kernels cycled on two weights with N/2 data each (one
-// border per cluster, as in the joint DPM: neither may cost the other its cached chains).
+// border per cluster, as in the joint DPM: neither may cost the other its cached chains); then the same model
+// with each datum reading the weights three times, (lookup w 0), (lookup w 1) and (lookup w 2): one section with
+// three roots per datum, scored by the general scaffold path (runtime/regen/section_group.cpp). Its N is 3
+// children per datum, so its us/section is per child: three times that per datum.
 // Usage: bench_node_sections [N] [transitions]
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
@@ -98,5 +101,24 @@ int main(int argc, char** argv) {
   }
   fmt::print("{:<34}  {:>11.0f}  {:>8.3f}  {:>17.0f}  {:>10.3f}\n", "two borders (N/2 each), cycled", count,
              accepted / count, sections / count, s / sections * 1e6);
+
+  vnt::Runtime reads(opts);
+  reads.execute(
+      "[assume w (scope_include 'w 0 (multivariate_normal (vector 0 0 0) (id_matrix 3)))]"
+      "[assume y_x (lambda (x0 x1) (bernoulli (logistic (+ (lookup w 0) (* (lookup w 1) x0) "
+      "(* (lookup w 2) x1)))))]");
+  for (int i = 0; i < n; ++i) {
+    const double x0 = normal(gen), x1 = normal(gen);
+    const bool y = unif(gen) < 1 / (1 + std::exp(-(0.3 + 0.8 * x0 - 0.6 * x1)));
+    reads.observe(fmt::format("(y_x {} {})", x0, x1), vnt::Datum(y));
+  }
+  auto t3 = std::chrono::steady_clock::now();
+  reads.infer(fmt::format("(subsampled_mh w all 100 0.05 'drift 0.05 {})", std::max(1, transitions / 10)));
+  const double s3 = seconds_since(t3);
+  const vnt::KernelReport r = reads.kernel_reports().back();
+  fmt::print("{:<34}  {:>11}  {:>8.3f}  {:>17.0f}  {:>10.3f}\n", "three reads per datum (3N children)",
+             r.transitions, static_cast<double>(r.accepted) / static_cast<double>(r.transitions),
+             static_cast<double>(r.sections_visited) / static_cast<double>(r.transitions),
+             s3 / static_cast<double>(r.sections_visited) * 1e6);
   return 0;
 }
