@@ -106,7 +106,6 @@ void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_
 
 void refresh_section(Trace& trace, Node* border, Node* root) {
   if (root->version == border->version || root->kind == NodeKind::kPlate) return;
-  trace.touch_shape();
   // The whole section: a datum that reads the parameter twice is recomputed from both reads at once, never from
   // one fresh read and one stale one. (A section too large to group was never subsampled: it is repaired alone.)
   BorderReach reach(border);
@@ -118,11 +117,24 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
     // The roots' values are not in the Db: restoring read the border's current one.
     for (size_t i = 0; i < stale.size(); ++i) group->roots[i]->value = std::move(stale[i]);
   };
+  // A repair changes values only (new or removed edges move the epoch themselves), so it moves the shape epoch, which
+  // section chains cached by subsampled_mh kernels are checked against, only if one of them was or is a procedure
+  // an application may use, as a transition does (ChainCache::end). It does on failure too, to be safe.
+  bool procedures = resamples_procedures(group->scaffold);
+  struct Touch {
+    Trace& trace;
+    const bool& procedures;
+    ~Touch() {
+      if (procedures) trace.touch_shape();
+    }
+  } touch{trace, procedures};
   Db db(trace);
   detach_and_extract(trace, group->scaffold, db);
   try {
     regen_and_attach(trace, group->scaffold, false, db);
+    procedures |= resamples_procedures(group->scaffold);
   } catch (Error& e) {
+    procedures = true;
     // The border's value makes the section fail (a domain error: an approximate move accepted it unseen). The
     // failed regen undid itself; the section is put back as it was, still stale, for the error to propagate.
     regen_and_attach(trace, group->scaffold, true, db);
@@ -133,6 +145,7 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
           "parameter value under which it has probability zero");
     throw;
   } catch (...) {
+    procedures = true;
     regen_and_attach(trace, group->scaffold, true, db);
     put_back();
     throw;
