@@ -8,6 +8,7 @@ namespace vnt {
 void ChainCache::begin(const Trace& trace) {
   if (trace_ != trace.id()) {
     chains_ = {};  // keys of another trace could alias this one's nodes
+    groups_ = {};
     trace_ = trace.id();
   }
   // Epochs only grow, so a new window is never one an entry was stamped with.
@@ -23,11 +24,26 @@ void ChainCache::end(Trace& trace, bool procedures) {
 
 const SectionChain* ChainCache::find(const Node* root) const {
   const Entry* e = chains_.find(root);
-  if (e == nullptr || e->window != window_) return nullptr;
+  if (e == nullptr || e->window != window_ || e->not_a_chain) return nullptr;
   ++hits_;
   return &e->chain;
 }
 
-void ChainCache::put(Node* root, const SectionChain& chain) { chains_[root] = Entry{window_, chain}; }
+bool ChainCache::not_a_chain(const Node* root) const {
+  const Entry* e = chains_.find(root);
+  return e != nullptr && e->window == window_ && e->not_a_chain;
+}
+
+const std::vector<Node*>* ChainCache::group(const Node* root) const {
+  const Group* g = groups_.find(root);
+  return g != nullptr && g->window == window_ ? g->roots.get() : nullptr;
+}
+
+void ChainCache::put_group(const std::vector<Node*>& roots) {
+  auto shared = std::make_shared<const std::vector<Node*>>(roots);
+  for (Node* r : roots) groups_[r] = Group{window_, shared};
+}
+
+void ChainCache::put(Node* root, const SectionChain& chain) { chains_[root] = Entry{window_, false, chain}; }
 
 }  // namespace vnt

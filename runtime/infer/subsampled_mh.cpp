@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <exception>
 #include <limits>
 #include <optional>
@@ -51,10 +52,13 @@ bool is_impossibility(const Error& e) {
   return e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability;
 }
 
-/// The section of `root` (section_group), which must hold no structural change and no random choice to propose.
-/// Sections are disjoint by construction: children of the border whose branches meet are one section.
-SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root) {
-  std::optional<SectionGroup> g = section_group(t, reach, root);
+/// The section of `root` (section_group, or `known`: its roots found before), which must hold no structural change
+/// and no random choice to propose. Sections are disjoint by construction: children of the border whose branches
+/// meet are one section.
+SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root, const std::vector<Node*>* known = nullptr) {
+  std::optional<SectionGroup> g =
+      known != nullptr ? SectionGroup{*known, *build_local_scaffold(t, reach.border(), *known, SIZE_MAX)}
+                       : section_group(t, reach, root);
   if (!g)
     throw NotPartitionable{fmt::format(
         "its local sections meet in too many places (more than {} reads of the parameter, or {} nodes per read, "
@@ -346,7 +350,12 @@ double Transition::visit(Node* root) {
   const SectionChain* chain = st_.chains().find(root);
   SectionChain matched;
   const bool found = chain != nullptr;
-  if (!found && matched.match(t_, reach_, root)) chain = &matched;
+  if (!found && !st_.chains().not_a_chain(root)) {
+    if (matched.match(t_, reach_, root))
+      chain = &matched;
+    else
+      st_.chains().put_not_a_chain(root);
+  }
   if (chain != nullptr) {
     chain->make_inputs_fresh(t_, border_);  // before it is cached: it may note that its inputs are constants
     if (!found) st_.chains().put(root, matched);
@@ -363,7 +372,9 @@ double Transition::visit(Node* root) {
     ++st_.stats.sections_visited;
     return *share;
   }
-  SectionGroup group = checked_section(t_, reach_, root);
+  const std::vector<Node*>* known = st_.chains().group(root);
+  SectionGroup group = checked_section(t_, reach_, root, known);
+  if (known == nullptr && group.roots.size() > 1) st_.chains().put_group(group.roots);
   Section sec{{}, std::move(group.scaffold), std::make_unique<Db>(t_)};
   bool stale = false;
   for (Node* r : group.roots) {
@@ -408,7 +419,8 @@ double Transition::visit(Node* root) {
   // A section with k roots is k of the N children the test draws from: each carries l/k, so that the sum over
   // all N is still the sum of the sections' l, and the draw stays uniform over children.
   const double share = log_weight(xi, unrepaired ? kNegInf : rho) / static_cast<double>(sec.roots.size());
-  for (size_t i = 1; i < sec.roots.size(); ++i) shares_.emplace(sec.roots[i].node, share);
+  for (const Section::Root& r : sec.roots)
+    if (r.node != root) shares_.emplace(r.node, share);
   visited_.push_back(std::move(sec));
   ++st_.stats.sections_visited;
   return share;

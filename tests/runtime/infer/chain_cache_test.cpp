@@ -4,6 +4,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include "runtime/infer/chain_cache.hpp"
 #include "runtime/trace/trace.hpp"
 #include "tests/support/engine_fixture.hpp"
@@ -62,6 +64,34 @@ TEST_CASE("a chain cache trusts its own transitions only") {
   cache.begin(b.trace());
   CHECK(cache.find(key) == nullptr);
   cache.end(b.trace(), false);
+}
+
+TEST_CASE("a chain cache also remembers roots that are not chains and the roots of sections with several") {
+  Engine a(1);
+  test::run(a, "[assume x (normal 0 1)] [assume y (normal 0 1)] [assume z (normal 0 1)]");
+  Node* x = a.directives()[0].root;
+  Node* y = a.directives()[1].root;
+  Node* z = a.directives()[2].root;
+  ChainCache cache;
+  cache.begin(a.trace());
+  CHECK_FALSE(cache.not_a_chain(x));
+  cache.put_not_a_chain(x);
+  CHECK(cache.not_a_chain(x));
+  CHECK(cache.find(x) == nullptr);  // not a chain is not a hit
+  CHECK(cache.group(y) == nullptr);
+  cache.put_group({y, z});
+  REQUIRE(cache.group(z) != nullptr);
+  CHECK(*cache.group(z) == std::vector<Node*>{y, z});
+  CHECK(cache.group(y) == cache.group(z));
+  cache.end(a.trace(), false);
+  a.trace().touch_shape();  // both kinds are forgotten with the chains
+  cache.begin(a.trace());
+  CHECK_FALSE(cache.not_a_chain(x));
+  CHECK(cache.group(y) == nullptr);
+  cache.put(x, SectionChain{});
+  CHECK(cache.find(x) != nullptr);
+  CHECK_FALSE(cache.not_a_chain(x));
+  cache.end(a.trace(), false);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <vector>
 #include <fmt/format.h>
 
@@ -773,6 +774,43 @@ TEST_CASE("a stale section with several roots is repaired as a whole, never from
   CHECK(state.stats.stale_repairs > 0);
   refresh_all(e.trace());
   CHECK(test::inconsistent_nodes(e) == 0);
+}
+
+// Section chains cached by other kernels apply procedures by node: a repair must move the shape epoch if a value it
+// recomputes is a procedure (here (lookup fs ...) picks exp or sin), and need not otherwise (m = sqrt(2w - w)).
+TEST_CASE("a stale-section repair moves the shape epoch only if a value it recomputes was or is a procedure") {
+  const std::string numbers = "[assume w (scope_include 'w 0 (gamma 2 1))]";
+  const std::string procedures = "[assume w (scope_include 'w 0 (gamma 2 1))] [assume fs (list exp sin)]";
+  for (const auto& [head, datum_text, moves] :
+       {std::tuple{numbers, "[assume m{0} (sqrt (- (* 2 w) w))] [observe (normal m{0} 1) {1}]", false},
+        std::tuple{procedures, "[assume g{0} (lookup fs (floor (/ w 2)))] [observe (normal (g{0} 0.5) 1) {1}]",
+                   true}}) {
+    const std::string datum = datum_text;
+    CAPTURE(datum);
+    std::string program = head;
+    for (int i = 0; i < 30; ++i) program += fmt::format(fmt::runtime(datum), i, 0.5 + 0.03 * i);
+    Engine e(3);
+    test::run(e, program);
+    SubsampledOptions so;
+    so.batch = 2;
+    so.epsilon = 0.3;
+    so.drift_sigma = 1.0;
+    SubsampledState state;
+    for (int i = 0; i < 200 && e.trace().stale_borders().empty(); ++i)
+      subsampled_mh_transition(e.trace(), w_all(), so, state);
+    REQUIRE(e.trace().stale_borders().size() == 1);
+    Node* border = e.trace().stale_borders().begin()->first;
+    int repairs = 0;
+    for (Node* c : std::vector<Node*>(border->children)) {
+      if (c->version == border->version) continue;
+      const uint64_t epoch = e.trace().shape_epoch();
+      refresh_section(e.trace(), border, c);
+      CHECK((e.trace().shape_epoch() != epoch) == moves);
+      ++repairs;
+    }
+    CHECK(repairs > 0);
+    CHECK(test::inconsistent_nodes(e) == 0);
+  }
 }
 
 // The operator of a link is read like its operands: here the procedure that each datum's link applies is chosen by
