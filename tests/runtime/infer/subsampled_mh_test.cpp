@@ -37,6 +37,15 @@ std::string logistic_program(int n, uint64_t seed) {
 
 BlockSpec w_all() { return test::block("w", BlockSpec::Mode::kAll, "subsampled_mh"); }
 
+/// subsampled_mh with mini-batches of `batch`, tolerance `eps` and a drift of `sigma`.
+SubsampledOptions approximate(size_t batch, double eps, double sigma) {
+  SubsampledOptions so;
+  so.batch = batch;
+  so.epsilon = eps;
+  so.drift_sigma = sigma;
+  return so;
+}
+
 Eigen::VectorXd w_of(Engine& e) { return *std::get<VectorPtr>(e.report("w")); }
 
 TEST_CASE("the border of the logistic regression weights is the tagged node with one child per datum") {
@@ -376,10 +385,7 @@ TEST_CASE("a transition that fails in a section that is not a chain leaves the t
   program += "[observe (let ((m (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))))) (normal m 1)) 1]";
   Engine e(2);
   test::run(e, program);
-  SubsampledOptions so;
-  so.batch = 4;
-  so.epsilon = 0;
-  so.drift_sigma = 40;
+  const SubsampledOptions so = approximate(4, 0, 40);
   SubsampledState state;
   int failed = 0;
   for (int i = 0; i < 100; ++i) {
@@ -511,10 +517,7 @@ TEST_CASE("after many subsampled moves, stale sections are repaired before anyth
   test::run(e, logistic_program(80, 6) +
                    "[assume z1 (linear_logistic w (vector 0.3 -0.2))] [observe (bernoulli z1) 1]"
                    "[assume z2 (linear_logistic w (vector -1 2))] [observe (bernoulli z2) 0]");
-  SubsampledOptions so;
-  so.batch = 5;
-  so.epsilon = 0.2;
-  so.drift_sigma = 0.5;
+  const SubsampledOptions so = approximate(5, 0.2, 0.5);
   SubsampledState state;
   for (int i = 0; i < 300; ++i) subsampled_mh_transition(e.trace(), w_all(), so, state);
   CHECK(state.stats.accepted > 0);
@@ -539,10 +542,7 @@ TEST_CASE("after many subsampled moves, stale sections are repaired before anyth
 TEST_CASE("evaluating an expression that reads a border with stale sections leaves no stale count behind") {
   Engine e(9);
   test::run(e, logistic_program(30, 6));
-  SubsampledOptions so;
-  so.batch = 3;
-  so.epsilon = 0.3;
-  so.drift_sigma = 0.3;
+  const SubsampledOptions so = approximate(3, 0.3, 0.3);
   SubsampledState state;
   for (int i = 0; i < 50 && e.trace().stale_borders().empty(); ++i)
     subsampled_mh_transition(e.trace(), w_all(), so, state);
@@ -589,10 +589,7 @@ TEST_CASE("a border whose version was reset by a new branch does not take the ve
   w.mode = BlockSpec::Mode::kOne;
   b.scope = "b";
   b.kernel = "mh";
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.5;
-  so.drift_sigma = 0.5;
+  const SubsampledOptions so = approximate(2, 0.5, 0.5);
   SubsampledState state;
   MhOptions flip;
   flip.decision = MhOptions::Decision::kAccept;
@@ -630,10 +627,7 @@ TEST_CASE("a transition that meets a section it cannot partition restores the se
 TEST_CASE("a full refresh after a long subsampled run makes every deterministic node agree with its inputs") {
   Engine e(2);
   test::run(e, logistic_program(120, 8) + "[predict (* 2 (lookup w 1))]");
-  SubsampledOptions so;
-  so.batch = 10;
-  so.epsilon = 0.1;
-  so.drift_sigma = 0.4;
+  const SubsampledOptions so = approximate(10, 0.1, 0.4);
   SubsampledState state;
   for (int i = 0; i < 400; ++i) subsampled_mh_transition(e.trace(), w_all(), so, state);
   CHECK(test::inconsistent_nodes(e) > 0);  // the test can fail: staleness is really there
@@ -646,10 +640,7 @@ TEST_CASE("the order of local sections is kept by the trace: new kernels and new
   Engine e(4);
   test::run(e, "[assume w (scope_include 'w 0 (normal 0 1))]");
   for (int i = 0; i < 50; ++i) test::run(e, fmt::format("o{}: [observe (normal w 1) {}]", i, 0.1 * (i % 7)));
-  SubsampledOptions so;
-  so.batch = 5;
-  so.epsilon = 0.05;
-  so.drift_sigma = 0.5;
+  const SubsampledOptions so = approximate(5, 0.05, 0.5);
   {
     SubsampledState first;  // as one [infer] directive
     for (int i = 0; i < 10; ++i) subsampled_mh_transition(e.trace(), w_all(), so, first);
@@ -751,10 +742,7 @@ TEST_CASE("a stale section with several roots is repaired as a whole, never from
     program += fmt::format("[assume m{} (sqrt (- (* 2 w) w))] [observe (normal m{} 1) {}]", i, i, 1 + 0.01 * i);
   Engine e(3);
   test::run(e, program);
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.3;
-  so.drift_sigma = 1.0;
+  const SubsampledOptions so = approximate(2, 0.3, 1.0);
   SubsampledState state;
   double lowest_ratio = 1;  // of w to its value before, over the accepted moves that left sections stale
   int checked = 0;
@@ -791,10 +779,7 @@ TEST_CASE("a stale-section repair moves the shape epoch only if a value it recom
     for (int i = 0; i < 30; ++i) program += fmt::format(fmt::runtime(datum), i, 0.5 + 0.03 * i);
     Engine e(3);
     test::run(e, program);
-    SubsampledOptions so;
-    so.batch = 2;
-    so.epsilon = 0.3;
-    so.drift_sigma = 1.0;
+    const SubsampledOptions so = approximate(2, 0.3, 1.0);
     SubsampledState state;
     for (int i = 0; i < 200 && e.trace().stale_borders().empty(); ++i)
       subsampled_mh_transition(e.trace(), w_all(), so, state);
