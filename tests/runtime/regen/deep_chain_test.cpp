@@ -4,45 +4,18 @@
 // about 30 000 links, and the 512 KiB these tests run on at about 2 000.
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
-#include <pthread.h>
 
 #include <cmath>
-#include <exception>
-#include <functional>
 
 #include "runtime/infer/mh.hpp"
 #include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
+#include "tests/support/on_stack.hpp"
 
 namespace vnt {
 namespace {
 
 constexpr size_t kSmallStack = 512 * 1024;
-
-/// Runs fn on a thread with a stack of `bytes`, rethrowing what it throws.
-void on_stack_of(size_t bytes, const std::function<void()>& fn) {
-  struct Call {
-    const std::function<void()>* fn;
-    std::exception_ptr error;
-  } call{&fn, nullptr};
-  pthread_attr_t attr;
-  REQUIRE(pthread_attr_init(&attr) == 0);
-  REQUIRE(pthread_attr_setstacksize(&attr, bytes) == 0);
-  pthread_t th;
-  auto body = [](void* p) -> void* {
-    auto* c = static_cast<Call*>(p);
-    try {
-      (*c->fn)();
-    } catch (...) {
-      c->error = std::current_exception();
-    }
-    return nullptr;
-  };
-  REQUIRE(pthread_create(&th, &attr, body, &call) == 0);
-  pthread_join(th, nullptr);
-  pthread_attr_destroy(&attr);
-  if (call.error) std::rethrow_exception(call.error);
-}
 
 /// `[assume <prefix><i> (<op> <prefix><i-1> <arg>)]` for i in [from, to].
 std::string chain(const std::string& prefix, int from, int to, const std::string& op, const std::string& arg) {
@@ -68,10 +41,10 @@ TEST_CASE("mh accepts and rejects through a chain of 12 000 deterministic nodes 
   reject.decision = MhOptions::Decision::kReject;
   for (int round = 0; round < 3; ++round) {
     const std::string before = test::fingerprint_of(e);
-    on_stack_of(kSmallStack, [&] { mh_transition(e.trace(), block_a(), reject); });
+    test::on_stack_of(kSmallStack, [&] { mh_transition(e.trace(), block_a(), reject); });
     CHECK(test::fingerprint_of(e) == before);
     const double old_x0 = global_number(e, "x0");
-    on_stack_of(kSmallStack, [&] { mh_transition(e.trace(), block_a(), accept); });
+    test::on_stack_of(kSmallStack, [&] { mh_transition(e.trace(), block_a(), accept); });
     CHECK(global_number(e, "x0") != old_x0);
     double expected = global_number(e, "x0");  // the same additions, in the same order, as the chain's
     for (int i = 1; i <= kLinks; ++i) expected += 1;
@@ -96,7 +69,7 @@ TEST_CASE("a proposal failing in the middle of a long chain is undone on a small
   for (int round = 0; round < 12; ++round) {
     const std::string before = test::fingerprint_of(e);
     bool accepted = false;
-    on_stack_of(kSmallStack, [&] { accepted = mh_transition(e.trace(), block_a(), accept); });
+    test::on_stack_of(kSmallStack, [&] { accepted = mh_transition(e.trace(), block_a(), accept); });
     if (accepted) {
       ++moved;
       CHECK(global_number(e, "x0") > 0);
