@@ -11,7 +11,8 @@ namespace vnt {
 
 Value make_symbol(std::string_view name) { return Symbol{std::make_shared<const std::string>(name)}; }
 Value make_string(std::string s) { return std::make_shared<const std::string>(std::move(s)); }
-Value make_list(std::vector<Value> items) { return std::make_shared<const List>(List{std::move(items)}); }
+Value make_list(std::vector<Value> items) { return list_value(List(std::move(items))); }
+Value list_value(List l) { return std::make_shared<const List>(std::move(l)); }
 Value make_vector(Eigen::VectorXd v) { return std::make_shared<const Eigen::VectorXd>(std::move(v)); }
 Value make_matrix(Eigen::MatrixXd m) { return std::make_shared<const Eigen::MatrixXd>(std::move(m)); }
 
@@ -65,9 +66,9 @@ std::string to_string(const Value& v) {
     std::string operator()(const StringPtr& s) const { return quote_string(*s); }
     std::string operator()(const ListPtr& l) const {
       std::string out = "(";
-      for (size_t i = 0; i < l->items.size(); ++i) {
+      for (size_t i = 0; i < l->size(); ++i) {
         if (i) out += ' ';
-        out += to_string(l->items[i]);
+        out += to_string(l->items()[i]);
       }
       return out + ")";
     }
@@ -113,8 +114,8 @@ bool equal(const Value& a, const Value& b, bool nan_is_equal) {
     case 3: return std::get<Symbol>(a).str() == std::get<Symbol>(b).str();
     case 4: return *std::get<StringPtr>(a) == *std::get<StringPtr>(b);
     case 5: {
-      const auto& x = std::get<ListPtr>(a)->items;
-      const auto& y = std::get<ListPtr>(b)->items;
+      std::span<const Value> x = std::get<ListPtr>(a)->items();
+      std::span<const Value> y = std::get<ListPtr>(b)->items();
       if (x.size() != y.size()) return false;
       for (size_t i = 0; i < x.size(); ++i)
         if (!equal(x[i], y[i], nan_is_equal)) return false;
@@ -166,7 +167,7 @@ size_t value_hash(const Value& v) {
     case 3: return mix(h, std::hash<std::string_view>()(std::get<Symbol>(v).str()));
     case 4: return mix(h, std::hash<std::string>()(*std::get<StringPtr>(v)));
     case 5:
-      for (const Value& x : std::get<ListPtr>(v)->items) h = mix(h, value_hash(x));
+      for (const Value& x : std::get<ListPtr>(v)->items()) h = mix(h, value_hash(x));
       return h;
     case 6:
       for (double x : *std::get<VectorPtr>(v)) h = mix(h, hash_double(x));

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -50,8 +51,34 @@ using ProcPtr = std::shared_ptr<Procedure>;
 /// Numbers are doubles (integer-valued results such as counts and indices are exact up to 2^53).
 using Value = std::variant<Nil, bool, double, Symbol, StringPtr, ListPtr, VectorPtr, MatrixPtr, ProcPtr>;
 
-struct List {
-  std::vector<Value> items;
+/// An immutable list: a view of the back part of a fixed buffer that other lists may share, so that `rest` and
+/// (amortised) `pair` are O(1) and recursion over a list copies nothing. Views never see a slot change: a slot is
+/// written once, before any view covers it, and a buffer is never reallocated in place (runtime/value/list.cpp).
+class List {
+ public:
+  List() = default;  // the empty list, which holds no buffer
+  explicit List(std::vector<Value> items);
+
+  std::span<const Value> items() const { return {first_, size_}; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  /// (pair x l): shares this list's buffer when this is the front-most view of it and there is room before it,
+  /// else copies the items into a new buffer with room for about as many more.
+  List prepend(Value x) const;
+  /// (rest l): the same buffer, one item on. The list must not be empty.
+  List rest() const;
+
+  /// Buffer slots allocated and not yet freed, over all lists of the process (for tests and benchmarks).
+  static size_t live_slots();
+
+ private:
+  struct Storage;
+  List(std::shared_ptr<Storage> s, const Value* first, size_t size) : s_(std::move(s)), first_(first), size_(size) {}
+
+  std::shared_ptr<Storage> s_;
+  const Value* first_ = nullptr;  // items() is [first_, first_ + size_), the back of s_'s buffer
+  size_t size_ = 0;
 };
 
 // Constructors.
@@ -59,6 +86,7 @@ inline Value make_nil() { return Nil{}; }
 Value make_symbol(std::string_view name);
 Value make_string(std::string s);
 Value make_list(std::vector<Value> items);
+Value list_value(List l);
 Value make_vector(Eigen::VectorXd v);
 Value make_matrix(Eigen::MatrixXd m);
 

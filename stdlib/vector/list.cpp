@@ -9,7 +9,7 @@ namespace {
 // The list operand i, which must hold at least n items ("first: argument 1 is (), but must be a non-empty list").
 const List& list_of_at_least(const Call& c, size_t i, size_t n) {
   const List& l = c.list(i);
-  if (l.items.size() < n) c.fail_domain(i, n == 1 ? "must be a non-empty list" : "must have at least 2 items");
+  if (l.size() < n) c.fail_domain(i, n == 1 ? "must be a non-empty list" : "must have at least 2 items");
   return l;
 }
 
@@ -20,27 +20,18 @@ Value make(const Call& c) {
   return make_list(std::move(items));
 }
 
-// Lists are immutable vectors of values, so pair copies handles (not values) into a new list. There are no
+// O(1) amortised: the new list shares the tail's buffer when it can (runtime/value/list.cpp). There are no
 // improper pairs: the second operand must be a list.
-Value pair(const Call& c) {
-  const List& tail = c.list(1);
-  std::vector<Value> items;
-  items.reserve(tail.items.size() + 1);
-  items.push_back(c[0]);
-  items.insert(items.end(), tail.items.begin(), tail.items.end());
-  return make_list(std::move(items));
-}
+Value pair(const Call& c) { return list_value(c.list(1).prepend(c[0])); }
 
-Value rest(const Call& c) {
-  const List& l = list_of_at_least(c, 0, 1);
-  return make_list(std::vector<Value>(l.items.begin() + 1, l.items.end()));
-}
+// O(1): a view of the same buffer.
+Value rest(const Call& c) { return list_value(list_of_at_least(c, 0, 1).rest()); }
 
 // Empty lists and empty vectors.
 Value is_empty(const Call& c) {
   if (is_vector(c[0])) return Value(c.vector(0).size() == 0);
   if (!is_list(c[0])) c.fail_type(0, "a list or vector");
-  return Value(c.list(0).items.empty());
+  return Value(c.list(0).empty());
 }
 
 }  // namespace
@@ -48,8 +39,8 @@ Value is_empty(const Call& c) {
 void register_list(SpRegistry& r) {
   r.add(make_function_sp("list", 0, kVariadic, make));
   r.add(make_function_sp("pair", 2, 2, pair), {"cons"});
-  r.add(make_function_sp("first", 1, 1, [](const Call& c) { return list_of_at_least(c, 0, 1).items[0]; }));
-  r.add(make_function_sp("second", 1, 1, [](const Call& c) { return list_of_at_least(c, 0, 2).items[1]; }));
+  r.add(make_function_sp("first", 1, 1, [](const Call& c) { return list_of_at_least(c, 0, 1).items()[0]; }));
+  r.add(make_function_sp("second", 1, 1, [](const Call& c) { return list_of_at_least(c, 0, 2).items()[1]; }));
   r.add(make_function_sp("rest", 1, 1, rest));
   r.add(make_function_sp("is_empty", 1, 1, is_empty));
 }

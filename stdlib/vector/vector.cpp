@@ -29,8 +29,8 @@ Value lookup(const Call& c) {
   if (is_list(coll)) {
     const List& l = c.list(0);
     int64_t i = c.index(1);
-    if (static_cast<uint64_t>(i) >= l.items.size()) c.fail_range(i, fmt::format("a list of size {}", l.items.size()));
-    return l.items[static_cast<size_t>(i)];
+    if (static_cast<uint64_t>(i) >= l.size()) c.fail_range(i, fmt::format("a list of size {}", l.size()));
+    return l.items()[static_cast<size_t>(i)];
   }
   if (is_matrix(coll)) {
     const Eigen::MatrixXd& m = c.matrix(0);
@@ -44,7 +44,7 @@ Value lookup(const Call& c) {
 Value size(const Call& c) {
   const Value& v = c[0];
   if (auto* p = std::get_if<VectorPtr>(&v)) return static_cast<double>((*p)->size());
-  if (auto* l = std::get_if<ListPtr>(&v)) return static_cast<double>((*l)->items.size());
+  if (auto* l = std::get_if<ListPtr>(&v)) return static_cast<double>((*l)->size());
   if (auto* s = std::get_if<StringPtr>(&v)) return static_cast<double>(utf8_length(**s));  // characters, not bytes
   c.fail_type(0, "a vector, list or string");
 }
@@ -83,7 +83,10 @@ Value linspace(const Call& c) {
 // (append v x) adds a number to a vector, or any value to a list.
 Value append(const Call& c) {
   if (is_list(c[0])) {
-    std::vector<Value> items = c.list(0).items;
+    std::span<const Value> old = c.list(0).items();
+    std::vector<Value> items;
+    items.reserve(old.size() + 1);
+    items.assign(old.begin(), old.end());
     items.push_back(c[1]);
     return make_list(std::move(items));
   }
@@ -107,12 +110,12 @@ void check_joined_size(const Call& c, int64_t n) {
 Value concat(const Call& c) {
   if (c.size() > 0 && is_list(c[0])) {
     size_t n = 0;
-    for (size_t i = 0; i < c.size(); ++i) n += c.list(i).items.size();
+    for (size_t i = 0; i < c.size(); ++i) n += c.list(i).size();
     check_joined_size(c, static_cast<int64_t>(n));
     std::vector<Value> items;
     items.reserve(n);
     for (size_t i = 0; i < c.size(); ++i)
-      for (const Value& x : c.list(i).items) items.push_back(x);
+      for (const Value& x : c.list(i).items()) items.push_back(x);
     return make_list(std::move(items));
   }
   Eigen::Index n = 0;
