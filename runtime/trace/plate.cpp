@@ -54,10 +54,14 @@ void PlateColumn::push_vector(const double* x, size_t n) {
 
 void PlateColumn::pop() {
   --size_;
-  if (generic_)
-    values_.pop_back();
-  else
+  if (!generic_) {
     data_.resize(data_.size() - stride());
+    return;
+  }
+  values_.pop_back();
+  // Popping the row that made the column generic (a row that failed to be observed) makes it dense again, so a
+  // failed observation does not leave its plate on the generic scorer, without the fused one and its proxies.
+  if (size_ == generic_from_) make_dense();
 }
 
 Value PlateColumn::value(size_t i) const {
@@ -74,6 +78,23 @@ void PlateColumn::make_generic() {
   values_ = std::move(values);
   data_ = {};
   generic_ = true;
+  generic_from_ = size_;
+}
+
+void PlateColumn::make_dense() {
+  std::vector<double> data;
+  data.reserve(size_ * stride());
+  for (const Value& v : values_) {
+    if (booleans_)
+      data.push_back(std::get<bool>(v) ? 1.0 : 0.0);
+    else if (vectors_)
+      data.insert(data.end(), std::get<VectorPtr>(v)->data(), std::get<VectorPtr>(v)->data() + width_);
+    else
+      data.push_back(std::get<double>(v));
+  }
+  data_ = std::move(data);
+  values_ = {};
+  generic_ = false;
 }
 
 size_t PlateColumn::bytes() const {

@@ -73,8 +73,10 @@ class PlateColumn {
  private:
   size_t stride() const { return width_ == 0 ? 1 : width_; }
   void make_generic();
+  void make_dense();
 
   bool generic_ = false;
+  size_t generic_from_ = 0;  // the size when the column became generic
   bool vectors_ = false;   // dense rows are vectors (else numbers)
   bool booleans_ = false;  // dense rows are booleans, as 1 and 0
   size_t width_ = 0;

@@ -255,9 +255,16 @@ TEST_CASE("a plate column stores numbers or equal-length vectors densely and any
   CHECK(!numbers.dense());
   CHECK(values_equal(numbers.value(0), Value(1.5)));
   CHECK(values_equal(numbers.value(2), vec2(1, 2)));
-  numbers.pop();
+  numbers.pop();  // popping the value that made it generic (a row that failed) makes it dense again
   CHECK(numbers.size() == 2);
+  CHECK(numbers.dense());
+  CHECK(*numbers.row(1) == -2.0);
   CHECK(values_equal(numbers.value(1), Value(-2.0)));
+  numbers.push(Value(true));
+  numbers.push(Value(3.0));
+  numbers.pop();  // not the value that made it generic: still generic
+  CHECK(!numbers.dense());
+  CHECK(values_equal(numbers.value(2), Value(true)));
 
   PlateColumn booleans;  // dense as 1 and 0, given back as booleans
   booleans.push(Value(true));
@@ -270,6 +277,10 @@ TEST_CASE("a plate column stores numbers or equal-length vectors densely and any
   CHECK(!booleans.dense());
   CHECK(values_equal(booleans.value(0), Value(true)));
   CHECK(values_equal(booleans.value(2), Value(1.0)));
+  booleans.pop();
+  CHECK(booleans.dense());
+  CHECK(values_equal(booleans.value(0), Value(true)));
+  CHECK(*booleans.row(1) == 0.0);
   PlateColumn numbers_first;
   numbers_first.push(Value(1.0));
   numbers_first.push(Value(true));
@@ -291,6 +302,14 @@ TEST_CASE("a plate column stores numbers or equal-length vectors densely and any
   vectors.push_vector(x, 3);
   CHECK(!vectors.dense());
   CHECK(values_equal(vectors.value(1), make_vector(Eigen::Vector3d(1, 2, 3))));
+  vectors.pop();
+  vectors.pop();
+  vectors.push_vector(x, 2);
+  vectors.push(Value(false));
+  vectors.pop();
+  CHECK(vectors.dense());
+  CHECK(vectors.vectors());
+  CHECK(values_equal(vectors.value(0), vec2(1, 2)));
 }
 
 // ---------------------------------------------------------------------------------------------------------

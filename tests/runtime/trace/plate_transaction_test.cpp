@@ -123,8 +123,18 @@ TEST_CASE("observe_apply: an impossible row is not appended to the plate, and la
     CHECK(e.directives().size() == 3);
   };
   refused(vec2(1, 1), Value(2.0), ErrorKind::kZeroProbability, "observe: 2 has probability zero under (f ...)");
-  // A number where the row needs a vector: a type error, after which the column is no longer dense.
+  // A number where the row needs a vector, or a vector of another size: a type error, and the column is dense
+  // again, so the rows keep the fused scorer ('proxy 'taylor drew other numbers after such a failure).
+  REQUIRE(p->args[0].dense());
   refused(Value(1.0), Value(1.0), ErrorKind::kType, "linear_logistic: argument 2 must be a vector, got a number");
+  CHECK(p->args[0].dense());
+  refused(make_vector(Eigen::Vector3d(1, 2, 3)), Value(1.0), ErrorKind::kDomain,
+          "linear_logistic: argument 1 has size 2, but argument 2 has size 3 (argument 1 must have the same size, "
+          "or one more for a bias)");
+  CHECK(p->args[0].dense());
+  refused(vec2(1, 1), make_string("y"), ErrorKind::kZeroProbability,
+          "observe: \"y\" has probability zero under (f ...)");
+  CHECK(p->observed.dense());
   e.observe_apply("f", {vec2(0.5, 2)}, Value(1.0));
   e.observe_apply("f", {vec2(-3, 2)}, Value(0.0));
   CHECK(e.directives().size() == 3);
