@@ -147,6 +147,7 @@ std::vector<Datum> Runtime::execute_file(const std::string& path) {
 Datum Runtime::assume(std::string_view name, std::string_view expression) {
   Impl& im = impl("assume");
   return guarded([&] {
+    Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
     require_symbol(name, "assume");
     return to_datum(im.engine.assume(std::string(name), im.expression(expression)));
   });
@@ -155,6 +156,7 @@ Datum Runtime::assume(std::string_view name, std::string_view expression) {
 void Runtime::observe(std::string_view expression, const Datum& value) {
   Impl& im = impl("observe");
   guarded([&] {
+    Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
     im.engine.observe(im.expression(expression), from_datum(value));
     return 0;
   });
@@ -174,6 +176,7 @@ void Runtime::observe_apply(std::string_view procedure, const std::vector<Datum>
 Datum Runtime::predict(std::string_view expression, std::string_view label) {
   Impl& im = impl("predict");
   return guarded([&] {
+    Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
     if (!label.empty()) require_symbol(label, "predict: the label");
     return to_datum(im.engine.predict(im.expression(expression), std::string(label)));
   });
@@ -181,12 +184,16 @@ Datum Runtime::predict(std::string_view expression, std::string_view label) {
 
 Datum Runtime::sample(std::string_view expression) {
   Impl& im = impl("sample");
-  return guarded([&] { return to_datum(im.engine.sample(im.expression(expression))); });
+  return guarded([&] {
+    Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
+    return to_datum(im.engine.sample(im.expression(expression)));
+  });
 }
 
 void Runtime::infer(std::string_view program) {
   Impl& im = impl("infer");
   guarded([&] {
+    Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
     auto file = source(fmt::format("<api:{}>", ++im.counter), program);
     im.engine.infer(substitute_params(parser::parse_expression(file), im.engine.params()));
     return 0;

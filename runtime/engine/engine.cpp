@@ -48,11 +48,18 @@ const Expr* Engine::keep(ExprPtr e) {
     if (x->kind == Expr::Kind::kApp && x->items.size() == 4 && x->items[0]->kind == Expr::Kind::kVar &&
         (x->items[0]->name == "scope_include" || x->items[0]->name == "tag") &&
         x->items[1]->kind == Expr::Kind::kConst && is_symbol(x->items[1]->value))
-      program_scopes_.insert(std::string(std::get<Symbol>(x->items[1]->value).str()));
+      if (std::string name(std::get<Symbol>(x->items[1]->value).str()); program_scopes_.insert(name).second)
+        scope_log_.push_back(std::move(name));
     for (const auto& i : x->items) todo.push_back(i.get());
   }
   exprs_.push_back(std::move(e));
   return exprs_.back().get();
+}
+
+Engine::ScopeNotes::~ScopeNotes() {
+  if (std::uncaught_exceptions() <= exceptions_) return;
+  for (size_t i = mark_; i < e_.scope_log_.size(); ++i) e_.program_scopes_.erase(e_.scope_log_[i]);
+  e_.scope_log_.resize(mark_);
 }
 
 Node* Engine::eval_new_family(const Expr* e) {
@@ -344,6 +351,7 @@ void Engine::infer(const parser::Syntax& program) {
 }
 
 std::optional<Value> Engine::execute(Directive d) {
+  ScopeNotes notes(*this);
   check_directive(d);
   switch (d.kind) {
     case Directive::Kind::kAssume: {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -93,6 +94,20 @@ class Engine {
   const Expr* keep(ExprPtr e);
   /// Whether the program text names `scope` in a (scope_include 'scope ...) seen so far.
   bool scope_in_program(const std::string& scope) const { return program_scopes_.contains(scope); }
+  /// Forgets again, if an exception ends its life, the scope names keep() noted meanwhile: a directive that
+  /// fails has not run, so a kernel on a scope that only it names stays an error.
+  class ScopeNotes {
+   public:
+    explicit ScopeNotes(Engine& e) : e_(e), mark_(e.scope_log_.size()), exceptions_(std::uncaught_exceptions()) {}
+    ScopeNotes(const ScopeNotes&) = delete;
+    ScopeNotes& operator=(const ScopeNotes&) = delete;
+    ~ScopeNotes();
+
+   private:
+    Engine& e_;
+    size_t mark_;
+    int exceptions_;
+  };
   /// The value of a predict/assume directive by label or assumed name (a label wins over a name).
   Value report(const std::string& label);
   const std::vector<DirectiveRecord>& directives() const { return directives_; }
@@ -138,6 +153,7 @@ class Engine {
   std::function<void(const Value&, const Directive&)> output_;
   std::map<std::string, const Expr*> apply_sites_;
   std::set<std::string> program_scopes_;
+  std::vector<std::string> scope_log_;  // program_scopes_ in the order they were noted, for ScopeNotes
   bool plates_ = true;
 };
 

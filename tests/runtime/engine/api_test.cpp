@@ -306,6 +306,25 @@ TEST_CASE("interrupt() from another thread stops an infer (moves kept) or a dire
   moved.interrupt();
 }
 
+TEST_CASE("a failed call does not make a kernel on a scope only it names legal") {
+  vnt::Runtime rt;
+  rt.assume("x", "(normal 0 1)");
+  CHECK_THROWS_AS(rt.predict("(scope_include 'q 0 (normal 0 -1))"), vnt::RuntimeError);
+  CHECK_THROWS_AS(rt.sample("(scope_include 'q 0 (nosuch))"), vnt::RuntimeError);
+  CHECK_THROWS_AS(rt.assume("y", "(scope_include 'q 0 (normal 0 -1))"), vnt::RuntimeError);
+  CHECK_THROWS_AS(rt.observe("(scope_include 'q 0 (normal 0 -1))", 1.0), vnt::RuntimeError);
+  CHECK_THROWS_AS(rt.infer("(do (collect (scope_include 'q 0 1)) (mh nosuch one 1))"), vnt::RuntimeError);
+  CHECK_THROWS_AS(rt.execute("[predict (scope_include 'q 0 (normal 0 -1))]"), vnt::RuntimeError);
+  try {
+    rt.infer("(mh q one 1)");
+    FAIL("expected an error");
+  } catch (const vnt::RuntimeError& e) {
+    CHECK(std::string(e.message()) == "mh: scope 'q' has no random choices to propose to");
+  }
+  rt.sample("(if false (scope_include 'q 0 (normal 0 1)) 1)");  // a call that ran names it
+  rt.infer("(mh q one 1)");
+}
+
 TEST_CASE("a moved-from Runtime throws on every method, and can still be destroyed and assigned to") {
   vnt::Runtime a(seeded(3));
   a.assume("m", "(normal 0 1)");

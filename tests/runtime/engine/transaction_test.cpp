@@ -108,6 +108,34 @@ TEST_CASE("an [infer] whose first transition fails leaves the random stream and 
   CHECK(test::fingerprint_of(e) == test::fingerprint_of(clean));
 }
 
+// A kernel on a scope that no random choice is in yet is no error if a directive that has run names the scope
+// (docs/inference.md). A failed directive has not run, but the names in its text were remembered all the same.
+TEST_CASE("a failed directive does not make a kernel on a scope only it names legal") {
+  const char* failing[] = {
+      "[predict (scope_include 'q 0 (normal 0 -1))]",
+      "[assume y (if true (normal 0 -1) (scope_include 'q 0 (normal 0 1)))]",
+      "[observe (normal 0 1) (scope_include 'q 0 (vector 1))]",
+      "[infer (do (collect (scope_include 'q 0 1)) (mh nosuch one 1))]",
+  };
+  for (const std::string f : failing) {
+    CAPTURE(f);
+    Engine e(3);
+    test::run(e, "[assume x (normal 0 1)]");
+    CHECK_THROWS_AS(test::run(e, f), Error);
+    try {
+      test::run(e, "[infer (mh q one 1)]", "next.vnt");
+      FAIL("expected an error");
+    } catch (const Error& err) {
+      CHECK(render_error_line(err) == "next.vnt:1:8: error: mh: scope 'q' has no random choices to propose to");
+    }
+  }
+  // Names of a directive that ran stay known, even when a later one that names them too fails.
+  Engine e(3);
+  test::run(e, "[assume x (normal 0 1)] [predict (if false (scope_include 'q 0 (normal 0 1)) 1)]");
+  CHECK_THROWS_AS(test::run(e, "[predict (scope_include 'q 0 (normal 0 -1))]"), Error);
+  test::run(e, "[infer (mh q one 1)]");
+}
+
 TEST_CASE("a failed assume leaves the name free") {
   Engine e(1);
   CHECK_THROWS_AS(test::run(e, "[assume y (normal 0 -1)]"), Error);
