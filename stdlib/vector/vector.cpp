@@ -74,7 +74,13 @@ Value linspace(const Call& c) {
   Eigen::Index n = c.size_at_most(2, kMaxElements);
   if (n == 1) return make_vector(Eigen::VectorXd::Constant(1, a));
   Eigen::VectorXd v(n);
-  for (Eigen::Index i = 0; i < n; ++i) v[i] = std::lerp(a, b, static_cast<double>(i) / static_cast<double>(n - 1));
+  // lerp(a, b, t) returns b when a + t (b - a) is NaN and a > b, so an infinite or NaN a took b inside: (linspace
+  // nan 1 3) was [nan 1 1] and (linspace inf 1 3) [inf 1 1]. From such an a, the points are lerped from b.
+  const bool from_b = !std::isfinite(a);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double t = static_cast<double>(i) / static_cast<double>(n - 1);
+    v[i] = from_b ? std::lerp(b, a, 1 - t) : std::lerp(a, b, t);
+  }
   if (n > 0) v[0] = a;  // lerp(0, inf, 0) is 0 * inf, NaN
   if (n > 0) v[n - 1] = b;
   return make_vector(std::move(v));

@@ -25,6 +25,12 @@ TEST_CASE("vector: construction and shape") {
   CHECK(show(call("linspace", {-1e308, 1e308, 3.0})) == "[-1e+308 0 1e+308]");
   CHECK(show(call("linspace", {0.0, 1e308, 5.0})) == "[0 2.5e+307 5e+307 7.5e+307 1e+308]");
   CHECK(show(call("linspace", {0.0, INFINITY, 3.0})) == "[0 inf inf]");
+  // An infinite or NaN first end: std::lerp gave the last end inside ([inf 1 1], [nan 1 1]).
+  CHECK(show(call("linspace", {INFINITY, 1.0, 3.0})) == "[inf inf 1]");
+  CHECK(show(call("linspace", {-INFINITY, INFINITY, 3.0})) == "[-inf nan inf]");
+  CHECK(show(call("linspace", {-INFINITY, -INFINITY, 3.0})) == "[-inf -inf -inf]");
+  CHECK(show(call("linspace", {NAN, 1.0, 3.0})) == "[nan nan 1]");
+  CHECK(show(call("linspace", {0.0, NAN, 3.0})) == "[0 nan nan]");
 }
 
 TEST_CASE("vector: lookup is 0-based on vectors, lists and matrix rows") {
