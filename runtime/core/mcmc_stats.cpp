@@ -39,15 +39,25 @@ void check_probability_arg(double q) {
   if (!(q >= 0.0 && q <= 1.0)) raise(ErrorKind::kDomain, "quantile: probability {} is not in [0, 1]", q);
 }
 
-// Biased autocovariances acov[t] = (1/n) sum_i (x_i - m)(x_{i+t} - m), t = 0..n-1, by the
-// Wiener-Khinchin theorem: zero-padding to >= 2n turns the FFT's circular correlation into a linear one.
-std::vector<double> autocovariance(std::span<const double> xs) {
+// The largest |x - m|: deviations divided by it have squares that cannot overflow, however large the draws.
+double largest_deviation(std::span<const double> xs, double m) {
+  double scale = 0.0;
+  for (double x : xs) scale = std::max(scale, std::abs(x - m));
+  return scale;
+}
+
+// Biased autocovariances acov[t] = (1/n) sum_i (x_i - m)(x_{i+t} - m), t = 0..n-1, by the Wiener-Khinchin
+// theorem: zero-padding to >= 2n turns the FFT's circular correlation into a linear one. Deviations above 1e100,
+// whose sums of squares could overflow, are divided by the largest one (the ESS does not depend on the scale).
+std::vector<double> scaled_autocovariance(std::span<const double> xs) {
   const size_t n = xs.size();
   const double m = mean(xs);
+  const double largest = largest_deviation(xs, m);
+  const double scale = largest > 1e100 ? largest : 1.0;
   size_t nfft = 1;
   while (nfft < 2 * n) nfft *= 2;
   std::vector<double> padded(nfft, 0.0);
-  for (size_t i = 0; i < n; ++i) padded[i] = xs[i] - m;
+  for (size_t i = 0; i < n; ++i) padded[i] = (xs[i] - m) / scale;
 
   Eigen::FFT<double> fft;
   std::vector<std::complex<double>> freq;
@@ -64,7 +74,12 @@ std::vector<double> autocovariance(std::span<const double> xs) {
 
 double mean(std::span<const double> xs) {
   if (xs.empty()) return kNaN;
-  return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
+  const double n = static_cast<double>(xs.size());
+  const double m = std::accumulate(xs.begin(), xs.end(), 0.0) / n;
+  // The sum of finite draws can overflow (draws near 1e308 had the mean inf); the sum of x / n cannot.
+  if (std::isinf(m) && all_finite(xs))
+    return std::accumulate(xs.begin(), xs.end(), 0.0, [n](double sum, double x) { return sum + x / n; });
+  return m;
 }
 
 double sample_sd(std::span<const double> xs) {
@@ -72,6 +87,12 @@ double sample_sd(std::span<const double> xs) {
   const double m = mean(xs);
   double ss = 0.0;
   for (double x : xs) ss += (x - m) * (x - m);
+  const double scale = std::isinf(ss) && std::isfinite(m) ? largest_deviation(xs, m) : 0.0;
+  if (std::isfinite(scale) && scale > 0.0) {  // squares of deviations above 1e154 overflowed: divide by the largest
+    ss = 0.0;
+    for (double x : xs) ss += ((x - m) / scale) * ((x - m) / scale);
+    return scale * std::sqrt(ss / static_cast<double>(xs.size() - 1));
+  }
   return std::sqrt(ss / static_cast<double>(xs.size() - 1));
 }
 
@@ -87,7 +108,7 @@ double effective_sample_size(std::span<const double> xs) {
   const size_t n = xs.size();
   if (n < 2 || !all_finite(xs)) return kNaN;
   if (std::all_of(xs.begin(), xs.end(), [&](double x) { return x == xs[0]; })) return kNaN;
-  const std::vector<double> acov = autocovariance(xs);
+  const std::vector<double> acov = scaled_autocovariance(xs);
   if (!(acov[0] > 0.0)) return kNaN;  // variance lost to rounding: treat as constant
 
   // Geyer (1992), initial monotone positive sequence: the pair sums Gamma_k = rho_2k + rho_2k+1 of a

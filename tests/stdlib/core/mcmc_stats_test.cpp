@@ -43,6 +43,20 @@ TEST_CASE("mean and sample_sd") {
   CHECK(std::isnan(sample_sd(std::vector<double>{7})));
 }
 
+TEST_CASE("mean, sd and ESS of huge finite draws are finite (the sum and the squares overflowed)") {
+  const std::vector<double> xs = {1e308, 1.5e308, 1.2e308, 0.9e308, 1.4e308, 1.1e308};
+  const std::vector<double> unit = {1.0, 1.5, 1.2, 0.9, 1.4, 1.1};
+  CHECK(mean(xs) == doctest::Approx(mean(unit) * 1e308));
+  CHECK(sample_sd(xs) == doctest::Approx(sample_sd(unit) * 1e308));
+  CHECK(effective_sample_size(xs) == doctest::Approx(effective_sample_size(unit)));
+  const std::vector<double> spread = {1e200, 1e200 + 1e190, 1e200 - 1e190};  // deviations whose squares overflow
+  CHECK(sample_sd(spread) == doctest::Approx(1e190));
+  CHECK(std::isfinite(effective_sample_size(spread)));
+  CHECK(std::isnan(sample_sd(std::vector<double>{1.0, NAN, 1.0})));
+  CHECK(std::isnan(sample_sd(std::vector<double>{INFINITY, INFINITY})));
+  CHECK(sample_sd(std::vector<double>{3.0, 3.0}) == 0.0);
+}
+
 TEST_CASE("quantile is R's type 7 and leaves its input alone") {
   // R: quantile(c(10, 3, 1, 4, 2), c(0, .05, .25, .5, .9, 1)) = 1, 1.2, 2, 3, 7.6, 10
   const std::vector<double> xs = {10, 3, 1, 4, 2};
