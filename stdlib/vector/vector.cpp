@@ -59,7 +59,10 @@ Value dot(const Call& c) {
 Value mean(const Call& c) {
   const Eigen::VectorXd& v = c.vector(0);
   if (v.size() == 0) c.fail_domain(0, "must be non-empty");
-  return v.mean();
+  const double m = v.mean();
+  // The sum of finite elements can overflow ((mean (vector 1e308 1e308)) was inf); the sum of x / n cannot.
+  if (std::isinf(m) && v.allFinite()) return (v / static_cast<double>(v.size())).sum();
+  return m;
 }
 
 Value filled(const Call& c, double x) {
