@@ -108,7 +108,7 @@ int run_repl(const Options& o) {
     auto file = std::make_shared<const SourceFile>(SourceFile{fmt::format("<repl:{}>", ++input_no), text});
     interrupt_requested.store(false, std::memory_order_relaxed);
     int rc = guarded(o, [&] {
-      engine.run_source(file);
+      engine.run_source(file, /*note_skipped=*/true);
       std::fflush(stdout);
       return 0;
     });

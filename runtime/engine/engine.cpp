@@ -507,9 +507,19 @@ void Engine::observe_csv(const Directive& d) {
   add_record(std::move(record));
 }
 
-void Engine::run_source(const std::shared_ptr<const SourceFile>& file) {
+void Engine::run_source(const std::shared_ptr<const SourceFile>& file, bool note_skipped) {
   std::vector<parser::DirectiveSyntax> program = parser::parse_program(file);
-  for (const auto& ds : program) execute(analyze_directive(ds, params_));
+  for (size_t i = 0; i < program.size(); ++i) {
+    try {
+      execute(analyze_directive(program[i], params_));
+    } catch (Error& e) {
+      const size_t left = program.size() - i - 1;
+      if (note_skipped && left > 0)
+        e.add_frame(left == 1 ? std::string("note: the directive after it in this input did not run")
+                              : fmt::format("note: the {} directives after it in this input did not run", left));
+      throw;
+    }
+  }
 }
 
 }  // namespace vnt

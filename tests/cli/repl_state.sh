@@ -50,4 +50,14 @@ printf '[assume a 1] [predict (+ a 1)]\n' >oneline.txt
 IN=oneline.txt run
 expect_eq "two directives on one line" "2" "$OUT"
 
+# A failing directive stops its input line; the REPL says how many directives after it did not run.
+printf '[assume b 1] [predict (+ b "s")] [predict b] [assume c 2]\n[predict c]\n[predict (+ b zz)] [predict b]\n' \
+  >skipped.txt
+IN=skipped.txt run
+expect_rc 2 "a line with a failing directive"
+expect_eq "the directives after the failing one on its line did not run" "" "$OUT"
+expect_eq "the error says how many did not run" \
+"  note: the 2 directives after it in this input did not run
+  note: the directive after it in this input did not run" "$(printf '%s\n' "$ERR" | grep 'note: the')"
+
 finish
