@@ -798,6 +798,69 @@ TEST_CASE("a stale-section repair moves the shape epoch only if a value it recom
   }
 }
 
+// Sections of three kinds under one border (several roots, chains, and a procedure chosen by w), moved by
+// approximate and exact kernels while directives read stale values, add data and forget data in between: every
+// value read is fresh, and a full refresh at the end finds every node consistent.
+TEST_CASE("random interleavings of kernels and directives on sections of every kind keep every read fresh") {
+  Engine e(8);
+  test::run(e, "[assume w (scope_include 'w 0 (gamma 4 2))] [assume fs (list exp sin)]");
+  Rng pick(9);
+  auto observe = [](int i, const char* head, double y) {  // o<i>: an observation of m<i>, or of (m<i> 0.5)
+    return fmt::format("o{0}: [observe (normal {1}{0}{2} 1) {3}]", i, head, head[0] == '(' ? " 0.5)" : "", y);
+  };
+  int next = 0;
+  std::vector<int> live;
+  auto add = [&] {
+    const int i = next++;
+    const double y = 0.5 + 0.05 * (i % 13);
+    switch (i % 3) {
+      case 0: test::run(e, fmt::format("[assume m{0} (sqrt (- (* 2 w) w))] {1}", i, observe(i, "m", y))); break;
+      case 1: test::run(e, fmt::format("[assume m{0} (* w 0.3)] {1}", i, observe(i, "m", y))); break;
+      default: test::run(e, fmt::format("[assume m{0} (lookup fs (floor (/ w 2)))] {1}", i, observe(i, "(m", y)));
+    }
+    live.push_back(i);
+  };
+  for (int i = 0; i < 45; ++i) add();
+  const SubsampledOptions so = approximate(2, 0.3, 0.5);
+  SubsampledState state;
+  MhOptions exact;
+  exact.drift_sigma = 0.3;
+  int reads = 0;
+  for (int step = 0; step < 400; ++step) {
+    CAPTURE(step);
+    switch (pick.below(6)) {
+      case 0:
+      case 1:
+      case 2: subsampled_mh_transition(e.trace(), w_all(), so, state); break;
+      case 3: mh_transition(e.trace(), w_all(), exact); break;
+      case 4: {  // a read of a random section's value
+        const int i = live[pick.below(live.size())];
+        const double w = std::get<double>(e.report("w"));
+        if (i % 3 == 0) CHECK(test::sample_number(e, fmt::format("m{}", i)) == doctest::Approx(std::sqrt(w)));
+        if (i % 3 == 1) CHECK(test::sample_number(e, fmt::format("m{}", i)) == doctest::Approx(0.3 * w));
+        if (i % 3 == 2)
+          CHECK(test::sample_number(e, fmt::format("(m{} 0.5)", i)) ==
+                doctest::Approx(std::floor(w / 2) == 0 ? std::exp(0.5) : std::sin(0.5)));
+        ++reads;
+        break;
+      }
+      default:
+        if (pick.below(2) == 0 || live.size() < 20) {
+          add();
+        } else {  // forget a datum: its observation, then the value it read
+          const size_t k = pick.below(live.size());
+          test::run(e, fmt::format("[forget o{0}] [forget m{0}]", live[k]));
+          live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+        }
+    }
+  }
+  CHECK(reads > 30);
+  CHECK(state.stats.stale_repairs > 0);
+  refresh_all(e.trace());
+  CHECK(e.trace().stale_borders().empty());
+  CHECK(test::inconsistent_nodes(e) == 0);
+}
+
 // The operator of a link is read like its operands: here the procedure that each datum's link applies is chosen by
 // a value computed from w, so the lookup of w under it roots another branch that reaches the same link. The chain
 // matched anyway, scored the link with the procedure of the old w and committed its value. Neither branch is a
