@@ -57,11 +57,24 @@ void write_draws(const Options& o, const Engine& engine) {
     raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, errno != 0 ? std::strerror(errno) : "write failed");
 }
 
+/// Whether the draws can be written, checked before the run so that a long run does not end in "cannot write": an
+/// existing file is opened for appending (which changes nothing), a new one is created and removed again.
+void check_draws_writable(const Options& o) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(o.draws_path, ec);
+  errno = 0;
+  std::ofstream probe(o.draws_path, std::ios::app);
+  if (!probe) raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, std::strerror(errno));
+  probe.close();
+  if (!existed) std::filesystem::remove(o.draws_path, ec);
+}
+
 int run_file(const Options& o) {
   // Checked before the run: the draws would replace the program itself (pprun m.vnt --draws m.vnt).
   std::error_code same_error;
   if (!o.draws_path.empty() && std::filesystem::equivalent(o.file, o.draws_path, same_error))
     raise(ErrorKind::kIo, "--draws: '{}' is the program file, which the draws would overwrite", o.draws_path);
+  if (!o.draws_path.empty()) check_draws_writable(o);
   Engine engine(o.seed);
   engine.set_params(o.params);
   engine.trace().set_max_eval_depth(o.max_depth);
