@@ -65,6 +65,11 @@ class Error : public std::runtime_error {
   size_t omitted_frames_ = 0;
 };
 
+/// A domain error or a value of probability zero: the state being evaluated has probability zero.
+inline bool is_impossibility(const Error& e) {
+  return e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability;
+}
+
 /// Throws an Error of the given kind with a fmt-formatted message (kept out of line: cold path).
 template <typename... A>
 [[noreturn]] void raise(ErrorKind kind, fmt::format_string<A...> f, A&&... args) {

@@ -47,11 +47,6 @@ struct Section {
   std::unique_ptr<Db> old_state;
 };
 
-/// A domain error or a zero-probability value: the state evaluated has probability zero.
-bool is_impossibility(const Error& e) {
-  return e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability;
-}
-
 /// The section of `root` (section_group, or `known`: its roots found before), which must hold no structural change
 /// and no random choice to propose. Sections are disjoint by construction: children of the border whose branches
 /// meet are one section.
@@ -386,7 +381,7 @@ double Transition::visit(Node* root) {
   if (stale) {
     // Stale (section 3.5): bring it up to date with the border's current (old) value before scoring it.
     try {
-      with_old_border_value([&] { refresh_section(t_, border_, root); });
+      with_old_border_value([&] { refresh_section(t_, border_, group.roots, sec.scaffold); });
       for (Section::Root& r : sec.roots) r.version = old_version_;
     } catch (const Error& e) {
       // The old value makes it fail: the current state is impossible (log_weight). refresh_section left the

@@ -21,13 +21,6 @@ bool is_random_output(Node* n) {
   return p != nullptr && p->sp().is_random();
 }
 
-template <class F>
-void for_each_parent(Node* n, F&& f) {
-  for_each_definite_parent(n, f);
-  if (n->kind == NodeKind::kOutput)
-    for (Node* e : as_output(n)->esr_parents) f(e);
-}
-
 /// If `n` is a stale section root (a child of a border whose version moved on), repairs its section.
 void repair_if_stale_root(Trace& t, Node* n, Node* except_border) {
   if (n->kind == NodeKind::kPlate) return;  // stores nothing computed: never stale
@@ -111,16 +104,16 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
   BorderReach reach(border);
   std::optional<SectionGroup> group = section_group(trace, reach, root);
   if (!group) group = SectionGroup{{root}, build_local_scaffold(trace, border, root)};
+  refresh_section(trace, border, group->roots, group->scaffold);
+}
+
+void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, Scaffold& scaffold) {
   std::vector<Value> stale;
-  for (Node* r : group->roots) stale.push_back(r->value);
-  auto put_back = [&] {
-    // The roots' values are not in the Db: restoring read the border's current one.
-    for (size_t i = 0; i < stale.size(); ++i) group->roots[i]->value = std::move(stale[i]);
-  };
+  for (Node* r : roots) stale.push_back(r->value);
   // A repair changes values only (new or removed edges move the epoch themselves), so it moves the shape epoch, which
   // section chains cached by subsampled_mh kernels are checked against, only if one of them was or is a procedure
   // an application may use, as a transition does (ChainCache::end). It does on failure too, to be safe.
-  bool procedures = resamples_procedures(group->scaffold);
+  bool procedures = resamples_procedures(scaffold);
   struct Touch {
     Trace& trace;
     const bool& procedures;
@@ -129,29 +122,29 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
     }
   } touch{trace, procedures};
   Db db(trace);
-  detach_and_extract(trace, group->scaffold, db);
+  detach_and_extract(trace, scaffold, db);
   try {
-    regen_and_attach(trace, group->scaffold, false, db);
-    procedures |= resamples_procedures(group->scaffold);
-  } catch (Error& e) {
-    procedures = true;
-    // The border's value makes the section fail (a domain error: an approximate move accepted it unseen). The
-    // failed regen undid itself; the section is put back as it was, still stale, for the error to propagate.
-    regen_and_attach(trace, group->scaffold, true, db);
-    put_back();
-    if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability)
-      e.add_frame(
-          "while updating a value that subsampled_mh left stale: an approximate move (eps > 0) accepted a "
-          "parameter value under which it has probability zero");
-    throw;
+    regen_and_attach(trace, scaffold, false, db);
+    procedures |= resamples_procedures(scaffold);
   } catch (...) {
     procedures = true;
-    regen_and_attach(trace, group->scaffold, true, db);
-    put_back();
-    throw;
+    // The border's value makes the section fail (a domain error: an approximate move accepted it unseen). The
+    // failed regen undid itself; the section is put back as it was, still stale, for the error to propagate. The
+    // roots' values are not in the Db: restoring read the border's current one.
+    regen_and_attach(trace, scaffold, true, db);
+    for (size_t i = 0; i < stale.size(); ++i) roots[i]->value = std::move(stale[i]);
+    try {
+      throw;
+    } catch (Error& e) {
+      if (is_impossibility(e))
+        e.add_frame(
+            "while updating a value that subsampled_mh left stale: an approximate move (eps > 0) accepted a "
+            "parameter value under which it has probability zero");
+      throw;
+    }
   }
   auto it = trace.stale_borders().find(border);
-  for (Node* r : group->roots) {
+  for (Node* r : roots) {
     if (r->version == border->version) continue;
     r->version = border->version;
     if (it != trace.stale_borders().end() && --it->second == 0) {

@@ -4,6 +4,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <span>
+
 namespace vnt {
 
 class Trace;
@@ -23,6 +25,9 @@ void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_
 
 /// Recomputes the local section rooted at `root` (a child of `border`) from the border's current value.
 void refresh_section(Trace& trace, Node* border, Node* root);
+
+/// The same for a section whose roots (all of them: see section_group.hpp) and scaffold the caller has built.
+void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, Scaffold& scaffold);
 
 /// Repairs every stale section in the trace: O(N). A test and debugging aid (make_consistent).
 void refresh_all(Trace& trace);

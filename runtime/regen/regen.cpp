@@ -516,7 +516,7 @@ std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_d
   } catch (const Error& e) {
     // The failed regen undid itself, so the trace is detached: put the old state back.
     regen_and_attach(trace, scaffold, true, rho_db);
-    if (e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability) return std::nullopt;
+    if (is_impossibility(e)) return std::nullopt;
     throw;
   }
 }

@@ -10,13 +10,6 @@
 namespace vnt {
 namespace {
 
-template <class F>
-void for_each_parent(Node* n, F&& f) {
-  for_each_definite_parent(n, f);
-  if (n->kind == NodeKind::kOutput)
-    for (Node* e : as_output(n)->esr_parents) f(e);
-}
-
 bool has(const std::vector<Node*>& v, Node* n) { return std::find(v.begin(), v.end(), n) != v.end(); }
 
 size_t size_of(const Scaffold& s) { return s.drg.size() + s.absorbing.size(); }

@@ -142,6 +142,14 @@ void for_each_definite_parent(Node* n, F&& f) {
   }
 }
 
+/// Definite parents and, for an output, the roots of the families its requests made (ESR parents).
+template <class F>
+void for_each_parent(Node* n, F&& f) {
+  for_each_definite_parent(n, f);
+  if (n->kind == NodeKind::kOutput)
+    for (Node* e : as_output(n)->esr_parents) f(e);
+}
+
 /// Indexed access to the definite parents in the same order, without building a list.
 inline size_t definite_parent_count(const Node* n) {
   switch (n->kind) {
