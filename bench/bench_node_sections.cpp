@@ -18,6 +18,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "vnt/vnt.hpp"
@@ -47,10 +48,13 @@ int main(int argc, char** argv) {
   std::mt19937_64 gen(7);
   std::normal_distribution<double> normal;
   std::uniform_real_distribution<double> unif;
+  auto datum = [&] {  // features and label of one datum, from the weights (0.3, 0.8, -0.6)
+    const double x0 = normal(gen), x1 = normal(gen);
+    return std::tuple{x0, x1, unif(gen) < 1 / (1 + std::exp(-(0.3 + 0.8 * x0 - 0.6 * x1)))};
+  };
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < n; ++i) {
-    const double x0 = normal(gen), x1 = normal(gen);
-    const bool y = unif(gen) < 1 / (1 + std::exp(-(0.3 + 0.8 * x0 - 0.6 * x1)));
+    const auto [x0, x1, y] = datum();
     rt.observe(fmt::format("(y_x (vector {} {}))", x0, x1), vnt::Datum(y));
   }
   fmt::print("N = {}: load {:.2f} s ({} node observations)\n", n, seconds_since(t0), n);
@@ -84,8 +88,7 @@ int main(int argc, char** argv) {
       "[assume y_w (lambda (x) (bernoulli (linear_logistic w x)))]"
       "[assume y_u (lambda (x) (bernoulli (linear_logistic u x)))]");
   for (int i = 0; i < n; ++i) {
-    const double x0 = normal(gen), x1 = normal(gen);
-    const bool y = unif(gen) < 1 / (1 + std::exp(-(0.3 + 0.8 * x0 - 0.6 * x1)));
+    const auto [x0, x1, y] = datum();
     two.observe(fmt::format("({} (vector {} {}))", i % 2 == 0 ? "y_w" : "y_u", x0, x1), vnt::Datum(y));
   }
   auto t2 = std::chrono::steady_clock::now();
@@ -108,8 +111,7 @@ int main(int argc, char** argv) {
       "[assume y_x (lambda (x0 x1) (bernoulli (logistic (+ (lookup w 0) (* (lookup w 1) x0) "
       "(* (lookup w 2) x1)))))]");
   for (int i = 0; i < n; ++i) {
-    const double x0 = normal(gen), x1 = normal(gen);
-    const bool y = unif(gen) < 1 / (1 + std::exp(-(0.3 + 0.8 * x0 - 0.6 * x1)));
+    const auto [x0, x1, y] = datum();
     reads.observe(fmt::format("(y_x {} {})", x0, x1), vnt::Datum(y));
   }
   auto t3 = std::chrono::steady_clock::now();

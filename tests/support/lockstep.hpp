@@ -55,6 +55,13 @@ struct ThreeWay {
     REQUIRE(a == mh_transition(part.trace(), spec, o.partitioned));
     return a;
   }
+  /// step(), then requires the three traces to be the same.
+  bool step_same(const BlockSpec& spec, const Lockstep& o) {
+    const bool a = step(spec, o);
+    REQUIRE(fingerprint_of(general) == fingerprint_of(sub));
+    REQUIRE(fingerprint_of(general) == fingerprint_of(part));
+    return a;
+  }
 };
 
 }  // namespace vnt::test

@@ -68,9 +68,7 @@ TEST_CASE("a state of probability zero is left by subsampled_mh at eps = 0 and e
   for (int i = 0; i < 200; ++i) {
     CAPTURE(i);
     const bool zero = w_of(t.sub) < top;
-    const bool accepted = t.step(w_all(), o);
-    REQUIRE(test::fingerprint_of(t.general) == test::fingerprint_of(t.sub));
-    REQUIRE(test::fingerprint_of(t.general) == test::fingerprint_of(t.part));
+    const bool accepted = t.step_same(w_all(), o);
     from_zero += zero ? 1 : 0;
     left += zero && accepted && w_of(t.sub) >= top ? 1 : 0;
   }
