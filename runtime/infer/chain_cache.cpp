@@ -8,7 +8,7 @@ namespace vnt {
 void ChainCache::begin(const Trace& trace) {
   if (trace_ != trace.id()) {
     chains_ = {};  // keys of another trace could alias this one's nodes
-    groups_ = {};
+    sections_ = {};
     trace_ = trace.id();
   }
   // Epochs only grow, so a new window is never one an entry was stamped with.
@@ -34,14 +34,13 @@ bool ChainCache::not_a_chain(const Node* root) const {
   return e != nullptr && e->window == window_ && e->not_a_chain;
 }
 
-const std::vector<Node*>* ChainCache::group(const Node* root) const {
-  const Group* g = groups_.find(root);
-  return g != nullptr && g->window == window_ ? g->roots.get() : nullptr;
+const std::shared_ptr<const SectionDag>* ChainCache::section(const Node* root) const {
+  const Section* s = sections_.find(root);
+  return s != nullptr && s->window == window_ ? &s->section : nullptr;
 }
 
-void ChainCache::put_group(const std::vector<Node*>& roots) {
-  auto shared = std::make_shared<const std::vector<Node*>>(roots);
-  for (Node* r : roots) groups_[r] = Group{window_, shared};
+void ChainCache::put_section(std::shared_ptr<const SectionDag> section) {
+  for (Node* r : section->roots()) sections_[r] = Section{window_, section};
 }
 
 void ChainCache::put(Node* root, const SectionChain& chain) { chains_[root] = Entry{window_, false, chain}; }

@@ -10,6 +10,7 @@
 
 #include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/infer/section_chain.hpp"
+#include "runtime/infer/section_dag.hpp"
 
 namespace vnt {
 
@@ -33,9 +34,10 @@ class ChainCache {
   /// only after reading most of it, at every visit).
   bool not_a_chain(const Node* root) const;
   void put_not_a_chain(Node* root) { chains_[root] = Entry{window_, true, SectionChain()}; }
-  /// The roots of the section `root` belongs to, if it has several and was found since then (section_group).
-  const std::vector<Node*>* group(const Node* root) const;
-  void put_group(const std::vector<Node*>& roots);
+  /// The section `root` belongs to, if it is not a chain, has several roots or is evaluable in place, and was found
+  /// since then (section_group, then SectionDag).
+  const std::shared_ptr<const SectionDag>* section(const Node* root) const;
+  void put_section(std::shared_ptr<const SectionDag> section);
   /// Chains found (for tests: a cache that is never hit proves nothing).
   uint64_t hits() const { return hits_; }
 
@@ -51,11 +53,11 @@ class ChainCache {
   uint64_t start_ = 0;   // the epoch when the current transition began
   mutable uint64_t hits_ = 0;
   FlatPtrMap<Node, Entry> chains_;
-  struct Group {
+  struct Section {
     uint64_t window = 0;
-    std::shared_ptr<const std::vector<Node*>> roots;  // shared by the entries of all of them
+    std::shared_ptr<const SectionDag> section;  // shared by the entries of all its roots
   };
-  FlatPtrMap<Node, Group> groups_;
+  FlatPtrMap<Node, Section> sections_;
 };
 
 }  // namespace vnt

@@ -17,6 +17,7 @@
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/section_chain.hpp"
+#include "runtime/infer/section_dag.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/section_group.hpp"
 #include "runtime/regen/regen.hpp"
@@ -153,6 +154,8 @@ class Transition {
 
  private:
   double visit(Node* root);
+  double visit_in_place(Node* root, std::shared_ptr<const SectionDag> dag);
+  void restore_in_place();
   /// Runs f while the border holds its old value (the proposed one is back afterwards, also if f throws).
   template <class F>
   void with_old_border_value(F&& f) {
@@ -184,6 +187,12 @@ class Transition {
   FlatPtrMap<Node, double> shares_;  // roots of sections with several, not drawn yet: their share of its l
   std::vector<SectionChain> chains_;  // sections evaluated from values alone (nothing to undo)
   std::vector<Value> chain_values_;   // their new link values, in order
+  struct InPlace {
+    std::shared_ptr<const SectionDag> dag;
+    size_t saved;  // where its values before the transition start in saved_
+  };
+  std::vector<InPlace> in_place_;  // sections evaluated in place (SectionDag)
+  std::vector<Value> saved_;
   std::vector<PlateVisit> plates_;
   size_t plate_rows_ = 0;
   std::vector<size_t> swap_with_;
@@ -367,12 +376,23 @@ double Transition::visit(Node* root) {
     ++st_.stats.sections_visited;
     return *share;
   }
-  const std::vector<Node*>* known = st_.chains().group(root);
-  SectionGroup group = checked_section(t_, reach_, root, known);
-  if (known == nullptr && group.roots.size() > 1) st_.chains().put_group(group.roots);
-  Section sec{{}, std::move(group.scaffold), std::make_unique<Db>(t_)};
+  std::shared_ptr<const SectionDag> dag;
+  if (const auto* known = st_.chains().section(root)) dag = *known;
+  std::optional<SectionGroup> group;
+  if (dag == nullptr) {
+    auto section = std::make_shared<const SectionDag>(t_, reach_, root);
+    if (!section->evaluable()) {
+      group = checked_section(t_, reach_, root);
+      if (group->roots.size() > 1) section = std::make_shared<const SectionDag>(group->roots);
+    }
+    if (section->evaluable() || section->roots().size() > 1) st_.chains().put_section(section);
+    dag = std::move(section);
+  }
+  if (dag->evaluable()) return visit_in_place(root, std::move(dag));
+  if (!group) group = checked_section(t_, reach_, root, &dag->roots());
+  Section sec{{}, std::move(group->scaffold), std::make_unique<Db>(t_)};
   bool stale = false;
-  for (Node* r : group.roots) {
+  for (Node* r : group->roots) {
     sec.roots.push_back({r, r->version, std::nullopt});
     stale |= r->version != old_version_;
   }
@@ -381,7 +401,7 @@ double Transition::visit(Node* root) {
   if (stale) {
     // Stale (section 3.5): bring it up to date with the border's current (old) value before scoring it.
     try {
-      with_old_border_value([&] { refresh_section(t_, border_, group.roots, sec.scaffold); });
+      with_old_border_value([&] { refresh_section(t_, border_, group->roots, sec.scaffold); });
       for (Section::Root& r : sec.roots) r.version = old_version_;
     } catch (const Error& e) {
       // The old value makes it fail: the current state is impossible (log_weight). refresh_section left the
@@ -419,6 +439,48 @@ double Transition::visit(Node* root) {
   visited_.push_back(std::move(sec));
   ++st_.stats.sections_visited;
   return share;
+}
+
+/// A section of primitive applications: evaluated in place under the old value if it is stale, then under the
+/// proposed one, from the values it held before, which a rejection puts back (a stale section stays stale).
+double Transition::visit_in_place(Node* root, std::shared_ptr<const SectionDag> dag) {
+  dag->make_inputs_fresh(t_, border_);
+  bool stale = false;
+  for (Node* r : dag->roots()) stale |= r->version != old_version_;
+  const SectionDag& d = *dag;
+  in_place_.push_back({std::move(dag), saved_.size()});
+  d.save(saved_);
+  auto score = [&d] {
+    d.evaluate();
+    return d.log_density();
+  };
+  double before = kNegInf, after = kNegInf;
+  try {
+    if (stale)
+      with_old_border_value([&] { before = score(); });
+    else
+      before = d.log_density();
+  } catch (const Error& e) {
+    if (!is_impossibility(e)) throw;  // otherwise the current state is impossible (log_weight)
+  }
+  try {
+    after = score();
+  } catch (const Error& e) {
+    if (!is_impossibility(e)) throw;
+    impossible_ = true;  // impossible under the proposed value: rejected
+  }
+  ++st_.stats.sections_visited;
+  st_.stats.stale_repairs += stale ? 1 : 0;
+  // As on the general path, each of k roots carries l/k; the others are not evaluated again.
+  const double share = log_weight(after, before) / static_cast<double>(d.roots().size());
+  for (Node* r : d.roots())
+    if (r != root) shares_.emplace(r, share);
+  return share;
+}
+
+void Transition::restore_in_place() {
+  for (auto it = in_place_.rbegin(); it != in_place_.rend(); ++it)
+    it->dag->restore(saved_.begin() + static_cast<std::ptrdiff_t>(it->saved));
 }
 
 void Transition::restore_sections() {
@@ -549,6 +611,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     detach_and_extract(t_, global, xi_db);
     regen_and_attach(t_, global, true, rho_db);
     restore_sections();
+    restore_in_place();
     throw;
   }
   st_.stats.sections_total += n;
@@ -559,6 +622,11 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     for (Section& s : visited_) {
       for (Section::Root& r : s.roots) r.node->version = border_->version;
       seen += s.roots.size();
+    }
+    for (const InPlace& s : in_place_) {
+      for (Node* r : s.dag->roots()) r->version = border_->version;
+      seen += s.dag->roots().size();
+      procedures_ |= s.dag->changes_procedures(saved_.begin() + static_cast<std::ptrdiff_t>(s.saved));
     }
     const Value* values = chain_values_.data();
     for (const SectionChain& c : chains_) {
@@ -586,6 +654,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   detach_and_extract(t_, global, xi_db);
   regen_and_attach(t_, global, true, rho_db);
   restore_sections();  // stale sections visited were repaired (and counted) by refresh_section
+  restore_in_place();
   return false;
 }
 

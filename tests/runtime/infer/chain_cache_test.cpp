@@ -4,6 +4,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <vector>
 
 #include "runtime/infer/chain_cache.hpp"
@@ -78,16 +79,16 @@ TEST_CASE("a chain cache also remembers roots that are not chains and the roots 
   cache.put_not_a_chain(x);
   CHECK(cache.not_a_chain(x));
   CHECK(cache.find(x) == nullptr);  // not a chain is not a hit
-  CHECK(cache.group(y) == nullptr);
-  cache.put_group({y, z});
-  REQUIRE(cache.group(z) != nullptr);
-  CHECK(*cache.group(z) == std::vector<Node*>{y, z});
-  CHECK(cache.group(y) == cache.group(z));
+  CHECK(cache.section(y) == nullptr);
+  cache.put_section(std::make_shared<const SectionDag>(std::vector<Node*>{y, z}));
+  REQUIRE(cache.section(z) != nullptr);
+  CHECK((*cache.section(z))->roots() == std::vector<Node*>{y, z});
+  CHECK(*cache.section(y) == *cache.section(z));
   cache.end(a.trace(), false);
   a.trace().touch_shape();  // both kinds are forgotten with the chains
   cache.begin(a.trace());
   CHECK_FALSE(cache.not_a_chain(x));
-  CHECK(cache.group(y) == nullptr);
+  CHECK(cache.section(y) == nullptr);
   cache.put(x, SectionChain{});
   CHECK(cache.find(x) != nullptr);
   CHECK_FALSE(cache.not_a_chain(x));

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -12,6 +13,7 @@
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/section_chain.hpp"
+#include "runtime/infer/section_dag.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
@@ -376,11 +378,17 @@ TEST_CASE("a section that fails under the proposal is put back with the border's
 }
 
 // The same when the section fails with an error that stops the [infer] (a vector where normal needs a number, for w
-// above 50): the failed transition must leave the trace as it was.
+// above 50): the failed transition must leave the trace as it was. The section is one the general path detaches
+// and regenerates (a let), or one evaluated in place (it reads w twice), whose values written before the error
+// must be put back.
 TEST_CASE("a transition that fails in a section that is not a chain leaves the trace as it was") {
+  for (const std::string datum :
+       {"(let ((m (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))))) (normal m 1))",
+        "(normal (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))) (exp (* 0 w)))"}) {
+  CAPTURE(datum);
   std::string program = "[assume w (scope_include 'w 0 (normal 0 30))]";
   for (int i = 0; i < 12; ++i) program += fmt::format("[observe (normal w 30) {}]", 0.1 * i);
-  program += "[observe (let ((m (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))))) (normal m 1)) 1]";
+  program += fmt::format("[observe {} 1]", datum);
   Engine e(2);
   test::run(e, program);
   const SubsampledOptions so = approximate(4, 0, 40);
@@ -399,6 +407,7 @@ TEST_CASE("a transition that fails in a section that is not a chain leaves the t
   }
   CHECK(failed > 0);
   CHECK(test::inconsistent_nodes(e) == 0);
+  }
 }
 
 TEST_CASE("section chains cached by subsampled_mh survive mh moves that cannot change which procedures apply") {
@@ -705,13 +714,16 @@ TEST_CASE("scaffolds that break the preconditions give a clear error, or exact m
 // through values computed from w. Their branches are one local section with several roots, each carrying an
 // equal share of its l_i, so the sum over all children is the exact acceptance ratio: subsampled_mh at eps 0 and
 // exact mh through the partition decide as exact mh on the whole scaffold, in lockstep.
+// Sections of primitive applications are evaluated in place (SectionDag); the last model applies a compound
+// procedure inside the section, which takes the general scaffold path.
 TEST_CASE("sections whose reads of the parameter meet are one section with several roots, exact at eps 0") {
-  const std::vector<std::pair<std::string, std::string>> models{
-      {"(normal 0 1)", "(normal (* w x) (exp w))"},
-      {"(normal 0 1)", "(normal (+ (* 1 w) (* w x)) 1)"},
-      {"(normal 0 1)", "(normal (* w x) (+ 1 (* (* w w) 0.1)))"},
-      {"(multivariate_normal (vector 0 0) (id_matrix 2))", "(normal (+ (lookup w 0) (* (lookup w 1) x)) 1)"}};
-  for (const auto& [prior, body] : models) {
+  const std::vector<std::tuple<std::string, std::string, bool>> models{
+      {"(normal 0 1)", "(normal (* w x) (exp w))", true},
+      {"(normal 0 1)", "(normal (+ (* 1 w) (* w x)) 1)", true},
+      {"(normal 0 1)", "(normal (* w x) (+ 1 (* (* w w) 0.1)))", true},
+      {"(multivariate_normal (vector 0 0) (id_matrix 2))", "(normal (+ (lookup w 0) (* (lookup w 1) x)) 1)", true},
+      {"(normal 0 1)", "(normal ((lambda (v) (* v x)) w) (exp w))", false}};
+  for (const auto& [prior, body, in_place] : models) {
     CAPTURE(body);
     std::string program =
         fmt::format("[assume w (scope_include 'w 0 {})][assume f (lambda (x) {})]", prior, body);
@@ -727,6 +739,15 @@ TEST_CASE("sections whose reads of the parameter meet are one section with sever
     CHECK(accepted < 280);
     CHECK(t.state.stats.exact_transitions == 0);
     CHECK(test::inconsistent_nodes(t.part) == 0);
+    // Every child of the border was found in a section of several roots, evaluable in place or not.
+    const BorderInfo info = find_border(select_block(t.sub.trace(), w_all()).principals[0]);
+    REQUIRE(info.n > 12);
+    for (Node* child : info.border->children) {
+      const std::shared_ptr<const SectionDag>* section = t.state.chains().section(child);
+      REQUIRE(section != nullptr);
+      CHECK((*section)->roots().size() > 1);
+      CHECK((*section)->evaluable() == in_place);
+    }
   }
 }
 

@@ -129,6 +129,7 @@ void check_leaves_failing_sections(const std::string& observation) {
 
 TEST_CASE("a stale section that fails under the current value is scored +inf and left as it was") {
   SUBCASE("sections evaluated from values alone") { check_leaves_failing_sections("(normal m{} 1)"); }
+  SUBCASE("sections evaluated in place") { check_leaves_failing_sections("(normal m{0} (exp (* 0 m{0})))"); }
   SUBCASE("sections with their own scaffold") { check_leaves_failing_sections("(f m{})"); }
 }
 

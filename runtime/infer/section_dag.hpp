@@ -1,0 +1,56 @@
+// A local section that is not a chain but is still made of primitive applications only, as a datum that reads the
+// parameter several times is: (normal (+ (lookup w 0) (* (lookup w 1) x)) 1) is two reads, a few deterministic
+// applications where they meet, and one random application that absorbs the change. Such a section is scored by
+// evaluating its nodes in place, in an order found once, instead of detaching and regenerating a scaffold: no
+// scaffold, no Db, no walk. What the evaluation overwrites is saved, so a rejection puts it back.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "runtime/value/value.hpp"
+
+namespace vnt {
+
+struct Node;
+class BorderReach;
+class Trace;
+
+class SectionDag {
+ public:
+  /// At most this many nodes (deterministic and absorbing): larger sections take the general path.
+  static constexpr size_t kMaxNodes = 64;
+
+  /// The section of `root`, a child of the border, with the other children whose branches meet its own (as
+  /// section_group finds them). It is evaluable if its nodes are lookups and applications of primitive SPs without
+  /// state, ending in random applications that absorb the change, and at most kMaxNodes; otherwise it knows nothing.
+  SectionDag(Trace& trace, BorderReach& reach, Node* root);
+  /// A section that is not evaluable, with its roots (section_group's), for the general path.
+  explicit SectionDag(std::vector<Node*> roots) : roots_(std::move(roots)) {}
+
+  bool evaluable() const { return !leaves_.empty(); }
+  const std::vector<Node*>& roots() const { return roots_; }
+
+  /// Repairs what the section reads besides the border and its own nodes (operands fed by other borders' stale
+  /// sections), including the procedures it applies.
+  void make_inputs_fresh(Trace& trace, Node* border) const;
+  /// Appends the current values of the nodes evaluate() writes, for restore().
+  void save(std::vector<Value>& out) const;
+  /// Puts back what save() took.
+  void restore(std::vector<Value>::iterator saved) const;
+  /// Recomputes the deterministic nodes from the border's current value; throws what an SP throws (a domain
+  /// error: the section has probability zero there).
+  void evaluate() const;
+  /// The log density of the absorbing nodes under the values in the trace.
+  double log_density() const;
+  /// Whether a value evaluate() wrote, or the one saved before it, is a procedure (see resamples_procedures).
+  bool changes_procedures(std::vector<Value>::const_iterator saved) const;
+
+ private:
+  std::vector<Node*> roots_;
+  std::vector<Node*> nodes_;   // deterministic, in evaluation order
+  std::vector<Node*> leaves_;  // random applications that absorb the change
+};
+
+}  // namespace vnt
