@@ -139,6 +139,7 @@ void SectionChain::make_inputs_fresh(Trace& trace, Node* border) const {
     Node* prev = root_;
     for (size_t i = 0; i <= n_ && constant; ++i) {
       OutputNode* out = as_output(i < n_ ? link_[i] : leaf_);
+      constant &= constant_only(out->op, kDepth);
       for (Node* o : out->operands) constant &= o == prev || constant_only(o, kDepth);
       prev = out;
     }
@@ -147,6 +148,7 @@ void SectionChain::make_inputs_fresh(Trace& trace, Node* border) const {
   }
   Node* prev = root_;
   auto inputs = [&](OutputNode* out) {
+    ensure_fresh(trace, out->op, border);  // the procedure too: another border's section may compute it
     for (Node* o : out->operands)
       if (o != prev) ensure_fresh(trace, o, border);
   };

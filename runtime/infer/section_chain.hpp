@@ -46,9 +46,9 @@ class SectionChain {
   std::optional<double> delta(const Value& b_new, const Value& b_old, bool current_is_old,
                               std::vector<Value>& out) const;
 
-  /// Repairs what the section reads besides the border (operands fed by other borders' stale sections). The
-  /// first call that finds other stale sections also notes whether those operands are made of constants only,
-  /// which can never be stale: later calls on this chain then cost nothing.
+  /// Repairs what the section reads besides the border (operands and procedures fed by other borders' stale
+  /// sections). The first call that finds other stale sections also notes whether those are made of constants
+  /// only, which can never be stale: later calls on this chain then cost nothing.
   void make_inputs_fresh(Trace& trace, Node* border) const;
 
   /// Writes an accepted move: the lookup takes b_new, the links their new values from `values`. Returns whether

@@ -906,6 +906,50 @@ TEST_CASE("a section whose link applies a procedure computed from the border is 
   CHECK(accepted < 190);
 }
 
+// A chain of theta applies the procedure (lookup fs k), computed in a section of k: when an approximate move on k
+// left that section stale, the chain must repair its operator before applying it, as it does its operands. Lazy and
+// eager repair then make the same decisions.
+TEST_CASE("a chain repairs the procedure it applies when another border left it stale") {
+  Rng rng(4);
+  std::string program =
+      "[assume theta (scope_include 'theta 0 (gamma 2 1))]"
+      "[assume k (scope_include 'k 0 (categorical (vector 0.5 0.5)))] [assume fs (list exp sqrt)]";
+  for (int i = 0; i < 30; ++i)
+    program += fmt::format("[observe (normal ((lookup fs k) theta) 1) {}]", 1 + rng.normal());
+  Engine lazy(3), eager(3);
+  test::run(lazy, program);
+  test::run(eager, program);
+  BlockSpec theta = w_all(), k = w_all();
+  theta.scope = "theta";
+  k.scope = "k";
+  SubsampledOptions on_theta = approximate(2, 0.3, 0.5), on_k = approximate(2, 0.3, 0);
+  on_k.drift_sigma.reset();  // k is discrete: resimulated from its prior
+  SubsampledState lt, et, lk, ek;
+  const BorderInfo info = find_border(select_block(lazy.trace(), theta).principals.at(0));
+  REQUIRE(info.border != nullptr);
+  BorderReach reach(info.border);
+  REQUIRE(SectionChain().match(lazy.trace(), reach, info.border->children.at(0)));
+  int switches = 0, stale_reads = 0;
+  for (int i = 0; i < 300; ++i) {
+    CAPTURE(i);
+    const double before = std::get<double>(lazy.report("k"));
+    REQUIRE(subsampled_mh_transition(lazy.trace(), k, on_k, lk) ==
+            subsampled_mh_transition(eager.trace(), k, on_k, ek));
+    switches += std::get<double>(lazy.report("k")) != before;
+    refresh_all(eager.trace());
+    stale_reads += lazy.trace().stale_borders().empty() ? 0 : 1;
+    REQUIRE(subsampled_mh_transition(lazy.trace(), theta, on_theta, lt) ==
+            subsampled_mh_transition(eager.trace(), theta, on_theta, et));
+    refresh_all(eager.trace());
+    REQUIRE(std::get<double>(lazy.report("theta")) == std::get<double>(eager.report("theta")));
+  }
+  MESSAGE(switches << " moves of k, " << stale_reads << " moves on theta with sections of k stale");
+  CHECK(switches > 5);
+  CHECK(stale_reads > 20);
+  refresh_all(lazy.trace());
+  CHECK(test::inconsistent_nodes(lazy) == 0);
+}
+
 // Every section is an observation of s but the last ones: t = 2s, read with s by 20 predictions, so that t's
 // section meets too many others. The partitioned path finds that only after drawing the proposal and scoring the
 // other sections.
