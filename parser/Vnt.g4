@@ -27,6 +27,6 @@ QUOTE      : '\'' ;
 COLON      : ':' ;
 STRING     : '"' ( ~["\\] | '\\' . )* '"' ;
 BAD_STRING : '"' ( ~["\\] | '\\' . )* '\\'? ;
-COMMENT    : ';' ~[\n]* -> skip ;
+COMMENT    : ';' ~[\r\n]* -> skip ;
 WS         : [ \t\r\n\f\u000B]+ -> skip ;
 ATOM       : ~[ \t\r\n\f\u000B()[\]{}'";:]+ ;

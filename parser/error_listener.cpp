@@ -12,16 +12,23 @@
 #include <utility>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/source_text.hpp"
 #include "runtime/core/utf8.hpp"
 
 namespace vnt::parser::detail {
 
 SourceMap::SourceMap(std::shared_ptr<const SourceFile> file) : file_(std::move(file)) {
   line_starts_.push_back(0);
-  const std::string& text = file_->text;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') line_starts_.push_back(i + 1);
-    if (is_utf8_continuation(text[i])) continuations_.push_back(i);
+  std::string_view text = file_->text;
+  for (size_t i = 0; i < text.size();) {
+    if (size_t br = line_break_size(text.substr(i)); br > 0) {
+      i += br;
+      line_starts_.push_back(i);
+      continue;
+    }
+    size_t n = utf8_column_size(text.substr(i));
+    for (size_t k = 1; k < n; ++k) continuations_.push_back(i + k);
+    i += n;
   }
 }
 
@@ -55,9 +62,12 @@ SourceSpan SourceMap::span(size_t begin, size_t end) const {
   return s;
 }
 
-size_t SourceMap::offset(size_t line, size_t byte_col) const {
-  if (line == 0 || line > line_starts_.size()) return size();
-  return std::min(size(), line_starts_[line - 1] + byte_col);
+size_t SourceMap::antlr_offset(size_t line, size_t byte_col) const {
+  // ANTLR ends a line at '\n' only, so its lines are not those of line_starts_ in text with a lone '\r'.
+  std::string_view text = file_->text;
+  size_t start = 0;
+  for (size_t l = 1; l < line && start < text.size(); ++l) start = std::min(text.find('\n', start), text.size()) + 1;
+  return std::min(size(), start + byte_col);
 }
 
 std::string_view SourceMap::text(size_t begin, size_t end) const {
@@ -121,13 +131,14 @@ NumberStatus convert_number(std::string_view t, double& value) {
   return NumberStatus::kOk;
 }
 
-// How a token appears after "found": quoted source text, cut at a newline and shortened if long.
+// How a token appears after "found": quoted source text, cut at a line break, shortened if long, and with control
+// characters escaped (a raw ESC would act on the terminal).
 std::string describe(const Tok& t, const SourceMap& map) {
   if (t.kind == TokKind::kEof) return "end of input";
   std::string_view s = map.text(t.begin, t.end);
-  size_t cut = std::min<size_t>(s.find('\n'), 24);
-  if (cut < s.size()) return fmt::format("'{}...'", s.substr(0, cut));
-  return fmt::format("'{}'", s);
+  size_t cut = std::min<size_t>(s.find_first_of("\r\n"), 24);
+  if (cut < s.size()) return fmt::format("'{}...'", shown_text(s.substr(0, cut)));
+  return fmt::format("'{}'", shown_text(s));
 }
 
 class Checker {
@@ -326,7 +337,7 @@ class ThrowingListener final : public antlr4::BaseErrorListener {
     if (offending == nullptr) {
       // A lexer error. Vnt.g4's lexer accepts every input, so this is a safety net. ANTLR's column counts the
       // bytes of the line (parse.cpp feeds it one code point per byte).
-      size_t at = map_.offset(line, col);
+      size_t at = map_.antlr_offset(line, col);
       throw Error(ErrorKind::kSyntax, fmt::format("unexpected character ({})", msg),
                   map_.span(at, std::min(at + 1, map_.size())));
     }

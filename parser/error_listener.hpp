@@ -17,7 +17,7 @@ class ANTLRErrorListener;
 
 namespace vnt::parser::detail {
 
-/// Maps byte offsets of one SourceFile to 1-based lines and columns (columns count UTF-8 code points).
+/// Maps byte offsets of one SourceFile to 1-based lines and columns (source_text.hpp and utf8.hpp say what they count).
 class SourceMap {
  public:
   explicit SourceMap(std::shared_ptr<const SourceFile> file);
@@ -26,8 +26,8 @@ class SourceMap {
   SourceSpan span(size_t begin, size_t end) const;
   std::string_view text(size_t begin, size_t end) const;
   size_t size() const { return file_->text.size(); }
-  /// The byte offset of byte `byte_col` (0-based) of a 1-based line, clamped to the text.
-  size_t offset(size_t line, size_t byte_col) const;
+  /// The byte offset of byte `byte_col` (0-based) of a 1-based line as ANTLR counts lines, clamped to the text.
+  size_t antlr_offset(size_t line, size_t byte_col) const;
 
  private:
   size_t line_start(size_t offset) const;
@@ -36,7 +36,7 @@ class SourceMap {
 
   std::shared_ptr<const SourceFile> file_;
   std::vector<size_t> line_starts_;
-  std::vector<size_t> continuations_;  // offsets of UTF-8 continuation bytes, which start no column
+  std::vector<size_t> continuations_;  // offsets of the bytes after the first of a character, which start no column
 };
 
 /// The token kinds of Vnt.g4, free of ANTLR types (parse.cpp maps the generated token types).

@@ -11,7 +11,7 @@
 #include "parser/error_listener.hpp"
 #include "parser/syntax.hpp"
 #include "runtime/core/error.hpp"
-#include "runtime/core/utf8.hpp"
+#include "runtime/core/source_text.hpp"
 
 namespace vnt::parser {
 namespace {
@@ -185,17 +185,6 @@ class Builder {
   const SourceMap& map_;
 };
 
-size_t offset_of(const std::string& text, uint32_t line, uint32_t col) {
-  size_t pos = 0;
-  for (uint32_t l = 1; l < line; ++l) {
-    pos = text.find('\n', pos);
-    if (pos == std::string::npos) return text.size();
-    ++pos;
-  }
-  // Columns count code points (SourceMap).
-  return pos + utf8_offset(std::string_view(text).substr(pos), col > 0 ? col - 1 : 0);
-}
-
 }  // namespace
 
 std::vector<DirectiveSyntax> parse_program(const std::shared_ptr<const SourceFile>& file) {
@@ -216,8 +205,8 @@ Syntax parse_expression(const std::shared_ptr<const SourceFile>& file) {
 std::string span_text(const SourceSpan& span) {
   if (!span.known()) return {};
   const std::string& text = span.file->text;
-  size_t begin = offset_of(text, span.line, span.col);
-  size_t end = offset_of(text, span.end_line, span.end_col);
+  size_t begin = source_offset(text, span.line, span.col);
+  size_t end = source_offset(text, span.end_line, span.end_col);
   return end > begin ? text.substr(begin, end - begin) : std::string();
 }
 

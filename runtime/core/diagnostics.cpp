@@ -7,31 +7,39 @@
 #include <algorithm>
 #include <string_view>
 
+#include "runtime/core/source_text.hpp"
 #include "runtime/core/utf8.hpp"
 
 namespace vnt {
 namespace {
 
-std::string_view source_line(const SourceFile& file, uint32_t line) {
-  std::string_view text = file.text;
-  for (uint32_t l = 1; l < line; ++l) {
-    size_t nl = text.find('\n');
-    if (nl == std::string_view::npos) return {};
-    text.remove_prefix(nl + 1);
+// The source line of `s` with a caret under its first column and tildes under the rest of its span. Each column
+// takes the width it is shown with (an escaped control byte takes four), and a tab under a tab, so the caret lands
+// under its column however a terminal expands tabs. (Wide characters, e.g. CJK, still take one.)
+std::string excerpt(const SourceSpan& s) {
+  std::string_view line = source_line(s.file->text, s.line);
+  const size_t length = utf8_length(line);
+  if (line.empty() || s.col > length + 1) return {};
+  size_t width = 1;
+  if (s.end_line == s.line && s.end_col > s.col) width = s.end_col - s.col;
+  width = std::min(width, length + 1 - (s.col - 1));
+  std::string shown, padding, marker;
+  size_t col = 1;
+  for (size_t i = 0; i < line.size(); ++col) {
+    std::string_view column = line.substr(i, utf8_column_size(line.substr(i)));
+    i += column.size();
+    std::string text = shown_column(column);
+    const size_t cells = text == column ? 1 : text.size();
+    shown += text;
+    if (col < s.col)
+      padding += column == "\t" ? std::string("\t") : std::string(cells, ' ');
+    else if (col < s.col + width)
+      marker.append(cells, '~');
   }
-  return text.substr(0, text.find('\n'));
-}
-
-// Blanks under the first `columns` code points of `line`: one per code point, and a tab under a tab, so the caret
-// lands under its column however a terminal expands tabs. (Wide characters, e.g. CJK, still take one blank.)
-std::string caret_padding(std::string_view line, size_t columns) {
-  std::string out;
-  for (size_t i = 0; i < line.size() && columns > 0; ++i) {
-    if (is_utf8_continuation(line[i])) continue;
-    out += line[i] == '\t' ? '\t' : ' ';
-    --columns;
-  }
-  return out;
+  if (s.col + width > col) marker += '~';  // the span takes in the end of the line
+  marker[0] = '^';
+  std::string num = fmt::format("{:>5}", s.line);
+  return fmt::format("{} | {}\n{} | {}{}\n", num, shown, std::string(num.size(), ' '), padding, marker);
 }
 
 }  // namespace
@@ -49,21 +57,7 @@ std::string render_error_line(const Error& e) {
 std::string render_error(const Error& e) {
   std::string out = render_error_line(e);
   out += '\n';
-  if (e.has_span()) {
-    const SourceSpan& s = e.span();
-    std::string_view line = source_line(*s.file, s.line);
-    const size_t length = utf8_length(line);  // columns count code points
-    if (!line.empty() && s.col <= length + 1) {
-      std::string num = fmt::format("{:>5}", s.line);
-      out += fmt::format("{} | {}\n", num, line);
-      size_t width = 1;
-      if (s.end_line == s.line && s.end_col > s.col) width = s.end_col - s.col;
-      width = std::min(width, length + 1 - (s.col - 1));
-      std::string marker(std::max<size_t>(width, 1), '~');
-      marker[0] = '^';
-      out += fmt::format("{} | {}{}\n", std::string(num.size(), ' '), caret_padding(line, s.col - 1), marker);
-    }
-  }
+  if (e.has_span()) out += excerpt(e.span());
   const std::vector<ErrorFrame>& frames = e.frames();
   for (size_t i = 0; i < frames.size(); ++i) {
     if (i + 1 == frames.size() && e.omitted_frames() > 0)

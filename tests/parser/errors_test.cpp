@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <random>
+#include <string>
+#include <string_view>
 
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
@@ -129,6 +131,54 @@ TEST_CASE("columns count code points and the caret lines up after multi-byte UTF
         "      |         \t              ^\n");
 }
 
+// What rendered_error() gives for an error at `where` ("line:col: message") on a line shown as `shown`, with the
+// caret after `blanks` blanks and `tildes` tildes after it.
+std::string rendering(std::string_view where, std::string_view shown, size_t blanks, size_t tildes = 0) {
+  uint32_t line = static_cast<uint32_t>(std::stoul(std::string(where)));
+  return fmt::format("t.vnt:{}\n{:>5} | {}\n      | {}^{}\n", where, line, shown, std::string(blanks, ' '),
+                     std::string(tildes, '~'));
+}
+
+// Control characters in the excerpt and in a quoted token are escaped (a raw ESC would act on the terminal, a raw
+// NUL cut the line), and the caret and tildes stay under their columns, each escape as wide as it is shown.
+TEST_CASE("control characters are shown escaped and the caret stays under its column") {
+  // 27 columns before the ']', two of them shown as 4 characters.
+  CHECK(rendered_error("[predict (list \"\x1b[2J\x07\" (f x]\n") ==
+        rendering("1:28: error: expected ')' to close '(' opened at 1:24, found ']'",
+                  "[predict (list \"\\x1b[2J\\x07\" (f x]", 25 + 2 * 4));
+  // The underline of a token spans its escapes: 1 + 4 + 4 characters.
+  CHECK(rendered_error("[predict 1\x1b\x7f]") ==
+        rendering("1:10: error: malformed number '1\\x1b\\x7f'", "[predict 1\\x1b\\x7f]", 9, 8));
+  // U+009B, a C1 control (some terminals take it for ESC [), is one column shown as 8 characters.
+  CHECK(rendered_error("[predict 2\xC2\x9B]") ==
+        rendering("1:10: error: malformed number '2\\xc2\\x9b'", "[predict 2\\xc2\\x9b]", 9, 8));
+}
+
+// A byte that is not part of a well-formed UTF-8 character is one column, in line:col and under the caret alike
+// (a stray continuation byte counted none, and the caret after it was one column left of the reported column).
+TEST_CASE("each byte of malformed UTF-8 is one column, shown escaped") {
+  // 25 columns before the ']', four of them malformed bytes shown as 4 characters each.
+  CHECK(rendered_error("[predict (list '\x80\xff\xE2\x82 (f x]") ==
+        rendering("1:26: error: expected ')' to close '(' opened at 1:22, found ']'",
+                  "[predict (list '\\x80\\xff\\xe2\\x82 (f x]", 21 + 4 * 4));
+  // Overlong forms and surrogates are malformed too; a well-formed character after them is one column.
+  CHECK(program_error("[predict '\xC0\xAF\xED\xA0\x80\xC3\xA9 (f x]") ==
+        "1:22: expected ')' to close '(' opened at 1:18, found ']'");
+}
+
+// A line ends at LF, CR LF or a lone CR: the excerpt shows no CR, and a file of CR-only lines has as many lines
+// as it shows (it was one line, and a comment ran to the end of the file).
+TEST_CASE("line breaks: LF, CR LF and a lone CR") {
+  const std::string where = "3:14: error: expected ')' to close '(' opened at 3:10, found ']'";
+  for (const char* text : {"[assume x 1]\n; note\n[predict (f x]\n", "[assume x 1]\r\n; note\r\n[predict (f x]\r\n",
+                           "[assume x 1]\r; note\r[predict (f x]\r"})
+    CHECK(rendered_error(text) == rendering(where, "[predict (f x]", 13));
+  CHECK(program_error("[assume x 1]\n; note\r\r\n\r\r\n\r[predict (f x]") ==
+        "7:14: expected ')' to close '(' opened at 7:10, found ']'");
+  // The quoted token is cut at a line break of any kind.
+  CHECK(program_error("[predict x]\"a\rb\"") == "1:12: expected a directive in brackets, found '\"a...'");
+}
+
 // The text of a span is cut at code points too (infer_lang quotes it in its messages).
 TEST_CASE("span_text of an expression after multi-byte UTF-8") {
   std::vector<DirectiveSyntax> d = parse_program(source("[predict (list '\xC3\xA9\xC3\xA9 (g '\xC3\xA9) 1)]"));
@@ -191,7 +241,7 @@ TEST_CASE("garbage inputs give a clean error") {
                                   std::string("]]]]"), std::string("{{}}"), std::string("'''''"), std::string("\"\\"),
                                   std::string("a:b:c"), std::string("x: y: [z]"), std::string("[a]b")})
     check_garbage(text);
-  CHECK(program_error("[predict x]" + nul) == "1:12: expected a directive in brackets, found '" + nul + "'");
+  CHECK(program_error("[predict x]" + nul) == "1:12: expected a directive in brackets, found '\\x00'");
 }
 
 }  // namespace

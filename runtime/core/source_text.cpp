@@ -1,0 +1,65 @@
+// Lines of .vnt text, and escaping of the source text that messages print.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/core/source_text.hpp"
+
+#include <fmt/format.h>
+
+#include "runtime/core/utf8.hpp"
+
+namespace vnt {
+namespace {
+
+size_t line_start(std::string_view text, uint32_t line) {
+  size_t pos = 0;
+  for (uint32_t l = 1; l < line; ++l) {
+    while (pos < text.size() && line_break_size(text.substr(pos)) == 0) ++pos;
+    if (pos == text.size()) return pos;
+    pos += line_break_size(text.substr(pos));
+  }
+  return pos;
+}
+
+size_t line_length(std::string_view rest) {
+  size_t n = 0;
+  while (n < rest.size() && line_break_size(rest.substr(n)) == 0) ++n;
+  return n;
+}
+
+bool is_escaped(std::string_view column) {
+  if (utf8_sequence_size(column) == 0) return true;
+  auto lead = static_cast<unsigned char>(column[0]);
+  if (column.size() == 1) return (lead < 0x20 && lead != '\t') || lead == 0x7F;
+  // C1 controls, U+0080 to U+009F: some terminals take U+009B as the start of an escape sequence, as ESC [.
+  return column.size() == 2 && lead == 0xC2 && static_cast<unsigned char>(column[1]) < 0xA0;
+}
+
+}  // namespace
+
+std::string_view source_line(std::string_view text, uint32_t line) {
+  std::string_view rest = text.substr(line_start(text, line));
+  return rest.substr(0, line_length(rest));
+}
+
+size_t source_offset(std::string_view text, uint32_t line, uint32_t col) {
+  size_t start = line_start(text, line);
+  return start + utf8_offset(text.substr(start), col > 0 ? col - 1 : 0);
+}
+
+std::string shown_column(std::string_view column) {
+  if (!is_escaped(column)) return std::string(column);
+  std::string out;
+  for (char c : column) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+  return out;
+}
+
+std::string shown_text(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    size_t n = utf8_column_size(text.substr(i));
+    out += shown_column(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+}  // namespace vnt
