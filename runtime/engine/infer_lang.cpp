@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,26 @@ double drift_sigma_arg(const Syntax& s, std::string_view kernel) {
   return sigma;
 }
 
+// The column names of one collect: the source texts, with the first free suffix #2, #3, ... on a text seen before in
+// it, so that each expression keeps a column of its own ((collect (normal 0 1) (normal 0 1)) records two draws).
+// A suffixed name is never one of the texts themselves (a symbol may be written x#2).
+std::vector<std::string> column_names(const std::vector<std::string>& texts) {
+  std::set<std::string_view> written(texts.begin(), texts.end());
+  std::set<std::string> used;
+  std::vector<std::string> names;
+  for (const std::string& text : texts) {
+    auto taken = [&](const std::string& n) { return used.count(n) > 0 || written.count(n) > 0; };
+    std::string name = text;
+    if (used.count(name) > 0) {
+      size_t k = 2;
+      while (taken(name = fmt::format("{}#{}", text, k))) ++k;
+    }
+    used.insert(name);
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 bool is_proposal(const Syntax& s, std::string_view name) {
   const Syntax& p = unquote(s);
   return p.kind == Syntax::Kind::kSymbol && p.text == name;
@@ -291,10 +312,11 @@ InferOp compile(Engine& engine, const Syntax& s) {
   }
   if (head == "collect") {
     op.kind = InferOp::Kind::kCollect;
-    for (size_t i = 1; i < a.size(); ++i) {
-      const Expr* e = engine.keep(analyze_expression(a[i], engine.params()));
-      op.columns.emplace_back(parser::span_text(a[i].span), e);
-    }
+    std::vector<std::string> texts;
+    for (size_t i = 1; i < a.size(); ++i) texts.push_back(parser::span_text(a[i].span));
+    std::vector<std::string> names = column_names(texts);
+    for (size_t i = 1; i < a.size(); ++i)
+      op.columns.emplace_back(names[i - 1], engine.keep(analyze_expression(a[i], engine.params())));
     if (op.columns.empty()) bad(s, "collect: expected at least one expression");
     return op;
   }

@@ -259,6 +259,28 @@ TEST_CASE("a Datum made from text holds a string (a string literal used to conve
   rt.observe_apply("f", {std::string("de")}, 2.0);
 }
 
+// Two expressions written alike in one collect are two columns (they merged into one, the last value winning).
+TEST_CASE("each expression of a collect has a column of its own, even when two are written alike") {
+  vnt::Runtime rt(seeded(4));
+  rt.infer("(repeat 20 (collect (normal 0 1) (normal 0 1) (normal 0 1)))");
+  CHECK(rt.draw_columns() == std::vector<std::string>{"(normal 0 1)", "(normal 0 1)#2", "(normal 0 1)#3"});
+  std::vector<double> a = rt.draws("(normal 0 1)"), b = rt.draws("(normal 0 1)#2");
+  REQUIRE(a.size() == 20);
+  REQUIRE(b.size() == 20);
+  CHECK(a != b);
+
+  // A suffix never takes a name that is written in the collect (x#2 is a symbol); vectors expand after it.
+  vnt::Runtime named(seeded(4));
+  named.assume("x", "(normal 0 1)");
+  named.assume("x#2", "5");
+  named.assume("v", "(vector 1 2)");
+  named.infer("(collect x x#2 x v v)");
+  CHECK(named.draw_columns() == std::vector<std::string>{"x", "x#2", "x#3", "v[0]", "v[1]", "v#2[0]", "v#2[1]"});
+  CHECK(named.draws("x#2") == std::vector<double>{5});
+  CHECK(named.draws("x#3") == named.draws("x"));
+  CHECK(named.draws("v#2[1]") == std::vector<double>{2});
+}
+
 /// Runs `call` on another thread, interrupts it from this one after 0.1 s, and returns "kind: message" of the
 /// RuntimeError it threw ("" if it returned).
 template <class F>
