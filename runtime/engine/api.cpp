@@ -71,6 +71,14 @@ void require_symbol(std::string_view text, std::string_view what) {
   if (!ok) raise(ErrorKind::kSyntax, "{}: '{}' is not a name (a symbol such as x)", what, text);
 }
 
+/// The value to observe. A default-constructed Datum holds nothing, which no distribution can have produced: a
+/// type error, where the engine would say "nil has probability zero" as of a value of the wrong kind.
+Value observed_value(const Datum& d, std::string_view what) {
+  if (std::holds_alternative<std::monostate>(d.value))
+    raise(ErrorKind::kType, "{}: the observed value is missing (a default-constructed vnt::Datum)", what);
+  return from_datum(d);
+}
+
 }  // namespace
 
 double Datum::as_double() const {
@@ -157,7 +165,8 @@ void Runtime::observe(std::string_view expression, const Datum& value) {
   Impl& im = impl("observe");
   guarded([&] {
     Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
-    im.engine.observe(im.expression(expression), from_datum(value));
+    Value v = observed_value(value, "observe");
+    im.engine.observe(im.expression(expression), v);
     return 0;
   });
 }
@@ -168,7 +177,7 @@ void Runtime::observe_apply(std::string_view procedure, const std::vector<Datum>
     std::vector<Value> vs;
     vs.reserve(args.size());
     for (const Datum& a : args) vs.push_back(from_datum(a));
-    im.engine.observe_apply(std::string(procedure), vs, from_datum(value));
+    im.engine.observe_apply(std::string(procedure), vs, observed_value(value, "observe_apply"));
     return 0;
   });
 }

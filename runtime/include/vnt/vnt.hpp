@@ -97,7 +97,7 @@ class Runtime {
 
   /// [assume name expression]; returns the value.
   Datum assume(std::string_view name, std::string_view expression);
-  /// [observe expression value].
+  /// [observe expression value]. A `value` that holds nothing (a default-constructed Datum) is a type error.
   void observe(std::string_view expression, const Datum& value);
   /// Observes (procedure args...) = value without parsing anything: the loop-friendly way to load data.
   /// `procedure` is an assumed name, e.g. observe_apply("y_x", {x_row}, 1.0).

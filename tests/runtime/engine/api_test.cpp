@@ -259,6 +259,22 @@ TEST_CASE("a Datum made from text holds a string (a string literal used to conve
   rt.observe_apply("f", {std::string("de")}, 2.0);
 }
 
+// A default-constructed Datum holds nothing: observing it is a type error that says so (it was "observe: nil has
+// probability zero under ..."), and nothing is observed.
+TEST_CASE("observing a default-constructed Datum is a type error saying the value is missing") {
+  vnt::Runtime rt;
+  rt.assume("mu", "(normal 0 1)");
+  rt.assume("f", "(lambda (x) (normal mu 1))");
+  vnt::RuntimeError e = error_of([&] { rt.observe("(normal mu 1)", vnt::Datum()); });
+  CHECK(e.kind() == "type error");
+  CHECK(e.message() == "observe: the observed value is missing (a default-constructed vnt::Datum)");
+  e = error_of([&] { rt.observe_apply("f", {1.0}, vnt::Datum()); });
+  CHECK(e.kind() == "type error");
+  CHECK(e.message() == "observe_apply: the observed value is missing (a default-constructed vnt::Datum)");
+  rt.observe("(normal mu 1)", 0.5);
+  rt.observe_apply("f", {1.0}, 0.5);
+}
+
 // Two expressions written alike in one collect are two columns (they merged into one, the last value winning).
 TEST_CASE("each expression of a collect has a column of its own, even when two are written alike") {
   vnt::Runtime rt(seeded(4));
