@@ -172,15 +172,24 @@ void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
   const SpProcedure* p = primitive_at(as_output(c));
   ArgBuffer buf(as_output(c));
   double own = p->sp().log_density(v, buf.args(p->aux()));
-  if (xi == kNegInf || std::isnan(xi)) {
+  const bool impossible = xi == kNegInf || std::isnan(xi);
+  if (impossible || xi == -kNegInf) {
     Db xi_db(*trace_);
     detach_and_extract(*trace_, s, xi_db);
     regen_and_attach(*trace_, s, true, rho_db);
-    if (own == kNegInf || std::isnan(own))
+    if (impossible && (own == kNegInf || std::isnan(own)))
       throw Error(ErrorKind::kZeroProbability,
                   fmt::format("observe: {} has probability zero under {}", to_string(v), e->text()), e->span);
-    throw Error(ErrorKind::kZeroProbability,
-                fmt::format("observe: observing {} makes another observation impossible", to_string(v)), e->span);
+    if (impossible)
+      throw Error(ErrorKind::kZeroProbability,
+                  fmt::format("observe: observing {} makes another observation impossible", to_string(v)), e->span);
+    // An infinite weight (beta 0.5 0.5 at 0) cannot be compared: every MH ratio from it would be inf - inf.
+    if (own == -kNegInf)
+      throw Error(ErrorKind::kDomain,
+                  fmt::format("observe: {} has infinite density under {}", to_string(v), e->text()), e->span);
+    throw Error(ErrorKind::kDomain,
+                fmt::format("observe: observing {} gives another random choice an infinite density", to_string(v)),
+                e->span);
   }
   c->constrained = true;
   trace_->touch_shape();
@@ -264,6 +273,11 @@ double Engine::score_new_rows(PlateNode& plate, size_t first, const Expr* site,
       if (lp == kNegInf || std::isnan(lp))
         throw Error(ErrorKind::kZeroProbability,
                     fmt::format("observe: {} has probability zero under {}", to_string(plate.observed.value(i)),
+                                site->text()),
+                    site->span);
+      if (lp == -kNegInf)  // as constrain_new refuses it on the general path
+        throw Error(ErrorKind::kDomain,
+                    fmt::format("observe: {} has infinite density under {}", to_string(plate.observed.value(i)),
                                 site->text()),
                     site->span);
       total += lp;
