@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/source_text.hpp"
 
 namespace vnt {
 namespace {
@@ -27,7 +28,7 @@ struct Cell {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
 
@@ -55,8 +56,8 @@ class Scanner {
         ++pos_;
         continue;
       }
-      if (pos_ < text_.size()) {  // at the '\n' ending the record
-        ++pos_;
+      if (pos_ < text_.size()) {  // at the line break ending the record
+        pos_ += line_break_size(text_.substr(pos_));
         ++line_;
       }
       return true;
@@ -68,13 +69,13 @@ class Scanner {
  private:
   Cell plain_cell() {
     size_t end = pos_;  // a plain loop: find_first_of tests each character against the set
-    while (end < text_.size() && text_[end] != ',' && text_[end] != '\n') ++end;
+    while (end < text_.size() && text_[end] != ',' && text_[end] != '\n' && text_[end] != '\r') ++end;
     Cell cell{trim(text_.substr(pos_, end - pos_)), false};
     pos_ = end;
     return cell;
   }
 
-  // RFC 4180: "..." with "" for a quote; may span lines. Only blanks (or the CR of CRLF) may follow.
+  // RFC 4180: "..." with "" for a quote; may span lines. Only blanks may follow, then a comma or a line break.
   Cell quoted_cell(size_t column) {
     const size_t start = ++pos_;
     for (;;) {
@@ -82,17 +83,16 @@ class Scanner {
       if (q == std::string_view::npos) {
         raise(ErrorKind::kIo, "{}:{}:{}: unterminated quoted cell", name_, record_line_, column);
       }
-      line_ += static_cast<size_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(pos_),
-                                              text_.begin() + static_cast<std::ptrdiff_t>(q), '\n'));
+      for (size_t i = pos_; i < q; ++i)  // the line breaks inside the cell, CR LF counted once
+        line_ += text_[i] == '\n' || (text_[i] == '\r' && (i + 1 == q || text_[i + 1] != '\n')) ? 1 : 0;
       pos_ = q + 1;
       if (pos_ < text_.size() && text_[pos_] == '"') {
         ++pos_;
         continue;
       }
       Cell cell{text_.substr(start, q - start), true};
-      while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r'))
-        ++pos_;
-      if (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '\n') {
+      while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+      if (pos_ < text_.size() && text_[pos_] != ',' && line_break_size(text_.substr(pos_)) == 0) {
         raise(ErrorKind::kIo, "{}:{}:{}: unexpected '{}' after a quoted cell", name_, record_line_, column,
               text_[pos_]);
       }

@@ -25,10 +25,10 @@ void write_csv(std::ostream& os, const std::vector<std::string>& header,
                const std::vector<std::vector<double>>& rows);
 
 /// Parses CSV text whose cells are all numbers (the first record being names if `has_header`).
-/// Accepts '\n' and "\r\n", a missing or extra final newline, blank lines (skipped), spaces around
-/// cells, RFC 4180 quoting, a leading '+', and nan/inf. Every row must have as many cells as the
-/// header (or the first row). `name` prefixes error messages, which are kIo errors of the form
-/// "name:line:column: expected a number, found 'abc'" (1-based; column = cell index),
+/// Accepts '\n', "\r\n" and a lone '\r' (old Mac spreadsheets) as line breaks, a missing or extra final
+/// newline, blank lines (skipped), spaces around cells, RFC 4180 quoting, a leading '+', and nan/inf. Every row
+/// must have as many cells as the header (or the first row). `name` prefixes error messages, which are kIo
+/// errors of the form "name:line:column: expected a number, found 'abc'" (1-based; column = cell index),
 /// "name:line: expected 51 columns, found 50" or "name: empty file" (no record at all).
 CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool has_header);
 

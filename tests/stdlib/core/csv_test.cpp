@@ -102,6 +102,12 @@ TEST_CASE("read_csv_numeric tolerates CRLF, blank lines, spaces, quotes and no f
   CHECK(crlf.header == std::vector<std::string>{"a", "b"});
   CHECK(crlf.rows == std::vector<std::vector<double>>{{1, 2}, {3, 45}});
 
+  // Lines that end in a lone CR (old Mac spreadsheets) are lines: such a file was read as one line.
+  const CsvTable cr = read_csv_numeric(dir.write("cr.csv", "a,\"b\"\r1,2\r\r\"3\" , 4\r"), true);
+  CHECK(cr.header == std::vector<std::string>{"a", "b"});
+  CHECK(cr.rows == std::vector<std::vector<double>>{{1, 2}, {3, 4}});
+  CHECK(cr.lines == std::vector<size_t>{2, 4});
+
   const CsvTable bare = read_csv_numeric(dir.write("bare.csv", "1,\"2\"\n-3,4"), false);
   CHECK(bare.header.empty());
   CHECK(bare.rows == std::vector<std::vector<double>>{{1, 2}, {-3, 4}});
@@ -142,6 +148,10 @@ TEST_CASE("read_csv_numeric error messages") {
   CHECK(read_error(p) == p + ":3:2: expected a number, found 'abc'");
   p = dir.write("data.csv", "a,b\r\n1,2\r\n3,abc\r\n");
   CHECK(read_error(p) == p + ":3:2: expected a number, found 'abc'");
+  p = dir.write("data.csv", "a,b\r1,2\r3,abc\r");
+  CHECK(read_error(p) == p + ":3:2: expected a number, found 'abc'");
+  p = dir.write("data.csv", "\"x\ry\",b\r\r1,abc\r");  // a CR inside a quoted cell is a line too
+  CHECK(read_error(p) == p + ":4:2: expected a number, found 'abc'");
   p = dir.write("data.csv", "1,2\n,3\n");
   CHECK(read_error(p, false) == p + ":2:1: expected a number, found an empty cell");
   p = dir.write("data.csv", "1,2\n1e999,3\n");
