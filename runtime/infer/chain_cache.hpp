@@ -34,8 +34,8 @@ class ChainCache {
   /// only after reading most of it, at every visit).
   bool not_a_chain(const Node* root) const;
   void put_not_a_chain(Node* root) { chains_[root] = Entry{window_, true, SectionChain()}; }
-  /// The section `root` belongs to, if it is not a chain, has several roots or is evaluable in place, and was found
-  /// since then (section_group, then SectionDag).
+  /// The section `root` belongs to, if it is not a chain and was found since then (SectionDag, or section_group's
+  /// roots for one that is not evaluable in place).
   const std::shared_ptr<const SectionDag>* section(const Node* root) const;
   void put_section(std::shared_ptr<const SectionDag> section);
   /// Chains found (for tests: a cache that is never hit proves nothing).

@@ -381,11 +381,11 @@ double Transition::visit(Node* root) {
   std::optional<SectionGroup> group;
   if (dag == nullptr) {
     auto section = std::make_shared<const SectionDag>(t_, reach_, root);
-    if (!section->evaluable()) {
+    if (!section->evaluable()) {  // its roots are kept: later visits build its scaffold without searching them
       group = checked_section(t_, reach_, root);
-      if (group->roots.size() > 1) section = std::make_shared<const SectionDag>(group->roots);
+      section = std::make_shared<const SectionDag>(group->roots);
     }
-    if (section->evaluable() || section->roots().size() > 1) st_.chains().put_section(section);
+    st_.chains().put_section(section);
     dag = std::move(section);
   }
   if (dag->evaluable()) return visit_in_place(root, std::move(dag));
