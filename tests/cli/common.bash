@@ -15,10 +15,11 @@ fail() {
   FAILS=$((FAILS + 1))
 }
 
-# run ARGS... : runs pprun (stdin from $IN if set, else empty) with a timeout; sets OUT, ERR and RC.
+# run ARGS... : runs pprun (stdin from $IN if set, else empty) with a timeout of RUN_TIMEOUT seconds (10 unless
+# set); sets OUT, ERR and RC.
 run() {
   local in=${IN:-/dev/null}
-  timeout 10 "$PPRUN" "$@" <"$in" >"$TMP/.out" 2>"$TMP/.err"
+  timeout "${RUN_TIMEOUT:-10}" "$PPRUN" "$@" <"$in" >"$TMP/.out" 2>"$TMP/.err"
   RC=$?
   OUT=$(cat "$TMP/.out")
   ERR=$(cat "$TMP/.err")
