@@ -50,6 +50,22 @@ std::vector<Node*>& detach_scratch() {
   return stack;
 }
 
+// An application being un-evaluated by Detach::uneval_family, and the partial sums of its weight.
+struct UnevalFrame {
+  enum Step : uint8_t { kUnapply, kRequests, kOperands };
+  OutputNode* out;
+  Step step = kUnapply;
+  size_t next = 0;       // kOperands: operands (then the operator) left to un-evaluate
+  double unapply = 0;    // of its SP, its ESR parents and its requests
+  double requests = 0;   // of the families its requests made
+  double family = 0;     // the whole family's
+};
+
+std::vector<UnevalFrame>& uneval_scratch() {
+  thread_local std::vector<UnevalFrame> stack;
+  return stack;
+}
+
 }  // namespace
 
 const SpProcedure* primitive_at(const OutputNode* out) {
@@ -129,26 +145,68 @@ double Detach::extract_esr_parents(OutputNode* out, size_t from) {
 }
 
 double Detach::uneval_family(Node* root) {
-  double w = 0;
-  if (root->kind == NodeKind::kLookup) {
-    LookupNode* l = as_lookup(root);
-    t_.remove_child(l->source, l);
-    w += extract(l->source);
-  } else if (root->kind == NodeKind::kOutput) {
-    OutputNode* out = as_output(root);
-    w += unapply(out);
-    for (auto it = out->operands.rbegin(); it != out->operands.rend(); ++it) w += uneval_family(*it);
-    w += uneval_family(out->op);
+  // With an explicit stack of the applications being un-evaluated: the families requested through compound calls
+  // nest as deep as the program's recursion did (forget, or the engine going, after a deep evaluation on a large
+  // stack). Steps and weights come in the order, and are summed in the grouping, of the recursive definition.
+  if (root->kind != NodeKind::kOutput) return root->kind == NodeKind::kLookup ? uneval_lookup(as_lookup(root)) : 0;
+  ScratchStack<UnevalFrame> stack(uneval_scratch());
+  stack.push(UnevalFrame{as_output(root)});
+  while (true) {
+    // top() is fetched again after each call that may extract: a nested walk may grow the scratch vector.
+    OutputNode* out = stack.top().out;
+    switch (stack.top().step) {
+      case UnevalFrame::kUnapply: {
+        double w = unapply_psp(out);
+        w += extract_esr_parents(out);
+        stack.top().unapply = w;
+        stack.top().step = UnevalFrame::kRequests;
+        continue;
+      }
+      case UnevalFrame::kRequests: {
+        if (!out->esr_parents.empty()) {
+          Node* family = pop_esr_family(out->request);
+          if (family != nullptr && family->kind == NodeKind::kOutput) {
+            stack.push(UnevalFrame{as_output(family)});
+            continue;
+          }
+          const double w = family == nullptr ? 0 : uneval_family(family);
+          stack.top().requests += w;
+          continue;
+        }
+        UnevalFrame& f = stack.top();
+        f.unapply += f.requests;
+        f.unapply += unapply_psp(out->request);
+        f.family = f.unapply;
+        f.next = out->operands.size() + 1;  // the operands from the last, then the operator
+        f.step = UnevalFrame::kOperands;
+        continue;
+      }
+      case UnevalFrame::kOperands: {
+        if (stack.top().next > 0) {
+          const size_t i = --stack.top().next;
+          Node* n = i > 0 ? out->operands[i - 1] : out->op;
+          if (n->kind == NodeKind::kOutput) {
+            stack.push(UnevalFrame{as_output(n)});
+          } else if (n->kind == NodeKind::kLookup) {
+            const double w = uneval_lookup(as_lookup(n));
+            stack.top().family += w;
+          }
+          continue;
+        }
+        const double w = stack.top().family;
+        stack.pop();
+        if (stack.empty()) return w;
+        UnevalFrame& caller = stack.top();
+        (caller.step == UnevalFrame::kRequests ? caller.requests : caller.family) += w;
+        continue;
+      }
+    }
   }
-  return w;
 }
 
-double Detach::unapply(OutputNode* out) {
-  double w = unapply_psp(out);
-  w += extract_esr_parents(out);
-  w += uneval_requests(out->request);
-  w += unapply_psp(out->request);
-  return w;
+double Detach::uneval_lookup(LookupNode* l) {
+  t_.remove_child(l->source, l);
+  return extract(l->source);
 }
 
 double Detach::unapply_psp(Node* n) {
@@ -171,12 +229,17 @@ double Detach::unapply_psp(Node* n) {
 }
 
 double Detach::pop_esr(RequestNode* r) {
+  Node* family = pop_esr_family(r);
+  return family == nullptr ? 0 : uneval_family(family);
+}
+
+Node* Detach::pop_esr_family(RequestNode* r) {
   OutputNode* out = r->output;
   Node* root = out->esr_parents.back();
   out->esr_parents.pop_back();
   t_.remove_child(root, out);
   VNT_ASSERT(root->num_requests > 0, "request count underflow");
-  if (--root->num_requests > 0) return 0;
+  if (--root->num_requests > 0) return nullptr;
   VNT_ASSERT(!s_.is_resampling(root), "a resampling family lost its last request");
   const Esr& esr = r->esrs[out->esr_parents.size()];
   if (esr.shared) {
@@ -187,7 +250,7 @@ double Detach::pop_esr(RequestNode* r) {
     r->own_family = nullptr;
     db_.put_own_family(r, root);
   }
-  return uneval_family(root);
+  return root;
 }
 
 double Detach::uneval_requests(RequestNode* r) {

@@ -64,7 +64,6 @@ class Detach {
   double extract(Node* n);            // release one consumer's hold; unapply at zero
   double extract_parents(Node* n);    // extract each parent of `n` (which itself stays)
   double uneval_family(Node* root);
-  double unapply(OutputNode* out);
   double unapply_psp(Node* n);
   double uneval_requests(RequestNode* r);
   double extract_esr_parents(OutputNode* out, size_t from = 0);
@@ -73,6 +72,9 @@ class Detach {
   double pop_esr(RequestNode* r);
 
  private:
+  /// pop_esr without the un-evaluation: the family nobody requests now (saved in the Db), or nullptr.
+  Node* pop_esr_family(RequestNode* r);
+  double uneval_lookup(LookupNode* l);
   double release(Node* top, bool release_top);
 
   Trace& t_;

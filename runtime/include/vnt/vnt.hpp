@@ -78,7 +78,10 @@ struct KernelReport {
 struct Options {
   uint64_t seed = 0;                            ///< seed of the trace's single random stream
   std::map<std::string, std::string> params;    ///< values of {name} external parameters
-  int max_depth = 2000;                         ///< maximum nesting of evaluation (runaway recursion guard)
+  /// Maximum nesting of evaluation (runaway recursion guard). Evaluation and inference recurse on the calling
+  /// thread's stack, up to 2 KiB per level (3 KiB under sanitizers): the default fits an 8 MiB stack; to raise it,
+  /// call the Runtime from a thread with a stack of max_depth x 3 KiB + 2 MiB. forget and ~Runtime need no more.
+  int max_depth = 2000;
 };
 
 class Runtime {

@@ -14,7 +14,7 @@ constexpr int kItems = 20000;
 constexpr int kDepth = 4 * kItems;
 constexpr size_t kStack = size_t{512} << 20;
 
-// All of it on a large stack: taking down a trace this deep (when the engine goes) recurses as deep as building it.
+// On a large stack: evaluation recurses as deep as the program (taking the trace down does not).
 TEST_CASE("a list built by recursive pair in the trace takes O(n) slots, and a recursion by rest takes none") {
   test::on_stack_of(kStack, [] {
     Engine e(1);
