@@ -14,10 +14,14 @@
 #include <system_error>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/interrupt.hpp"
 #include "runtime/core/source_text.hpp"
 
 namespace vnt {
 namespace {
+
+// Records read between two polls for an interrupt (observe_csv reads inside a directive).
+constexpr size_t kRowsPerPoll = 4096;
 
 // One cell of a record: the text between the separators (inside the quotes if quoted, where '"' is
 // still doubled), trimmed of spaces and tabs if unquoted.
@@ -205,6 +209,7 @@ CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool 
       raise(ErrorKind::kIo, "{}:{}: expected {} columns, found {}", name, scanner.line(), width,
             cells.size());
     }
+    if (table.rows.size() % kRowsPerPoll == 0) poll_interrupt();  // a file of a GB takes seconds
     table.lines.push_back(scanner.line());
     std::vector<double>& row = table.rows.emplace_back();
     row.reserve(width);

@@ -254,6 +254,13 @@ void Engine::observe_apply(const std::string& procedure, const std::vector<Value
   add_record(DirectiveRecord{0, Directive::Kind::kObserve, {}, {}, plate.release(), site, {}, procedure});
 }
 
+namespace {
+
+// Rows of a plate load between two polls for an interrupt: a fraction of a millisecond for the usual bodies.
+constexpr size_t kRowsPerPoll = 1024;
+
+}  // namespace
+
 double Engine::score_new_rows(PlateNode& plate, size_t first, const Expr* site,
                               const std::function<std::string(size_t)>& where) {
   size_t i = first;
@@ -262,6 +269,8 @@ double Engine::score_new_rows(PlateNode& plate, size_t first, const Expr* site,
     PlateEvaluator ev(plate, current_inputs(plate));
     double total = 0;
     for (; i < plate.rows; ++i) {
+      // Rows do not evaluate applications, where evaluation polls: a million-row load must stop too.
+      if ((i - first) % kRowsPerPoll == 0 && trace_->evaluation_interrupted()) trace_->throw_interrupted(site->span);
       try {
         ev.simulate(i, trace_->rng());  // the draw the general path makes before constraining
       } catch (Error& e) {

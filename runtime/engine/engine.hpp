@@ -79,8 +79,8 @@ class Engine {
   /// A flag (set by a signal handler, e.g. the REPL's Ctrl-C, or another thread) that stops a running [infer]
   /// between two transitions with the inference error "<what>: the transitions made before it are kept"; null
   /// (the default) for none. The engine never clears it.
-  /// The same flag also stops the evaluation of any other directive at its next application ("<what>: the
-  /// directive is undone"), which then fails as a transaction (Trace::set_interrupt).
+  /// The same flag also stops the evaluation of any other directive at its next application or poll_interrupt
+  /// ("<what>: the directive is undone"), which then fails as a transaction (Trace::set_interrupt).
   void set_interrupt(const std::atomic<bool>* flag, std::string what) { trace_->set_interrupt(flag, std::move(what)); }
 
   /// Parses and runs every directive of a source text in order; stops at (and throws) the first error. With

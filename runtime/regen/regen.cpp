@@ -57,9 +57,9 @@ class DepthGuard {
       throw Error(ErrorKind::kInference,
                   fmt::format("{} ({}) exceeded: runaway recursion?", kDepthExceeded, t_.max_eval_depth()), e->span);
     }
-    if (t_.interrupts_evaluation() && t_.interrupt_requested()) {
+    if (t_.evaluation_interrupted()) {
       --t_.eval_depth();
-      throw Error(ErrorKind::kInference, fmt::format("{}: the directive is undone", t_.interrupt_what()), e->span);
+      t_.throw_interrupted(e->span);
     }
   }
   ~DepthGuard() { --t_.eval_depth(); }

@@ -140,6 +140,10 @@ void Trace::end_transaction(bool failed) {
   scopes_.record(false);
 }
 
+void Trace::throw_interrupted(const SourceSpan& span) const {
+  throw Error(ErrorKind::kInference, fmt::format("{}: the directive is undone", interrupt_what_), span);
+}
+
 Node* Trace::constrainable(Node* root) const {
   Node* n = root;
   while (true) {

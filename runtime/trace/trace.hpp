@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/interrupt.hpp"
 #include "runtime/core/rng.hpp"
 #include "runtime/sp/registry.hpp"
 #include "runtime/trace/node.hpp"
@@ -107,7 +108,7 @@ class Trace {
   /// Current and maximum nesting of family evaluation (runaway recursion is reported, not a crash).
   int& eval_depth() { return eval_depth_; }
   /// A flag that asks to stop what runs (set by Ctrl-C in the REPL, or Runtime::interrupt), and who sets it
-  /// ("interrupted (Ctrl-C)"); null for none. Evaluation stops at its next application while
+  /// ("interrupted (Ctrl-C)"); null for none. Evaluation stops at its next application (or poll_interrupt) while
   /// interrupts_evaluation() is on ("<what>: the directive is undone", and the directive fails as a transaction);
   /// an inference program turns it off and stops between transitions instead.
   void set_interrupt(const std::atomic<bool>* flag, std::string what) {
@@ -117,6 +118,10 @@ class Trace {
   bool interrupt_requested() const { return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed); }
   const std::string& interrupt_what() const { return interrupt_what_; }
   bool& interrupts_evaluation() { return interrupts_evaluation_; }
+  /// Whether evaluation must stop now: interrupt requested while interrupts_evaluation() is on.
+  bool evaluation_interrupted() const { return interrupts_evaluation_ && interrupt_requested(); }
+  /// Throws the error an interrupted evaluation ends in: kInference "<what>: the directive is undone" at `span`.
+  [[noreturn]] void throw_interrupted(const SourceSpan& span = {}) const;
   int max_eval_depth() const { return max_eval_depth_; }
   void set_max_eval_depth(int d) { max_eval_depth_ = d; }
 
@@ -174,9 +179,11 @@ inline bool is_depth_error(const Error& e) {
 Procedure& operator_procedure(const OutputNode* out);
 
 /// Scopes a directive as one transaction of the trace (Trace::begin_transaction); failed if left by an exception.
+/// Meanwhile poll_interrupt() on this thread stops long builtin work as evaluation stops (evaluation_interrupted).
 class TraceTransaction {
  public:
-  explicit TraceTransaction(Trace& t, bool moves_shape = true) : t_(t), exceptions_(std::uncaught_exceptions()) {
+  explicit TraceTransaction(Trace& t, bool moves_shape = true)
+      : t_(t), exceptions_(std::uncaught_exceptions()), poll_(&poll, &t) {
     t_.begin_transaction(moves_shape);
   }
   TraceTransaction(const TraceTransaction&) = delete;
@@ -184,8 +191,14 @@ class TraceTransaction {
   ~TraceTransaction() { t_.end_transaction(std::uncaught_exceptions() > exceptions_); }
 
  private:
+  static void poll(const void* trace) {
+    const auto* t = static_cast<const Trace*>(trace);
+    if (t->evaluation_interrupted()) t->throw_interrupted();
+  }
+
   Trace& t_;
   int exceptions_;
+  InterruptScope poll_;
 };
 
 }  // namespace vnt

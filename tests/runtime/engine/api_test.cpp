@@ -4,11 +4,15 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "vnt/vnt.hpp"
 
@@ -342,6 +346,60 @@ TEST_CASE("interrupt() from another thread stops an infer (moves kept) or a dire
   vnt::Runtime moved(std::move(rt));
   rt.interrupt();  // does nothing on a moved-from runtime (it may be called from a signal handler)
   moved.interrupt();
+}
+
+#ifdef NDEBUG
+constexpr bool kOptimized = true;
+#else
+constexpr bool kOptimized = false;
+#endif
+
+/// What a twin runtime with the same seed and directives goes on to draw: equal if the interrupted call on one of
+/// them left its trace, random stream and order of choices as they were.
+std::vector<double> draws_after(vnt::Runtime& rt) {
+  std::vector<double> out{rt.sample("(normal 0 1)").as_double()};
+  rt.infer("(repeat 20 (do (mh default one 1) (collect m)))");
+  std::vector<double> m = rt.draws("m");
+  out.insert(out.end(), m.begin(), m.end());
+  return out;
+}
+
+TEST_CASE("interrupt() stops a large matrix product and a large plate load, leaving the trace as it was") {
+  const std::string before = "[assume m (normal 0 1)] [assume s (gamma 1 1)] [observe (normal m s) 0.5]";
+  vnt::Runtime rt(seeded(9)), twin(seeded(9));
+  rt.execute(before);
+  twin.execute(before);
+  const double m = rt.report("m").as_double();
+  if (kOptimized) {  // unoptimized (sanitizers), Eigen takes seconds for one block of a product
+    // Uninterrupted, the product takes seconds: 2.7e10 multiply-adds.
+    CHECK(interrupted(rt, [&] { rt.predict("(matrix_mul (id_matrix 3000) (id_matrix 3000))", "big"); }) ==
+          "inference error: interrupted (Runtime::interrupt): the directive is undone");
+    CHECK(error_of([&] { rt.report("big"); }).kind() == "name error");
+    CHECK(rt.report("m").as_double() == m);
+    // A product in blocks has the entries of one.
+    CHECK(rt.sample("(mat_lookup (matrix_mul (id_matrix 600) (diag_matrix (* 2 (ones 600)))) 599 599)")
+              .as_double() == 2);
+  }
+
+  // Each row costs a small matrix product (not in blocks, so not polled): the rows take seconds.
+  const std::filesystem::path csv =
+      std::filesystem::temp_directory_path() / ("vnt_interrupt_plate_" + std::to_string(::getpid()) + ".csv");
+  {
+    std::ofstream out(csv);
+    out << "x,y\n";
+    for (int i = 0; i < 60000; ++i) out << i % 7 << ",0.5\n";
+  }
+  const std::string model = "[assume w (id_matrix " + std::to_string(kOptimized ? 64 : 4) + ")]"
+                            "[assume f (lambda (x) (normal (+ (lookup x 0) (mat_lookup (matrix_mul w w) 0 0)) s))]";
+  rt.execute(model);
+  twin.execute(model);
+  const std::string load = "[observe_csv f \"" + csv.string() + "\" y]";
+  const std::string error = interrupted(rt, [&] { rt.execute(load); });
+  std::filesystem::remove(csv);
+  CHECK(error.starts_with("inference error: "));
+  CHECK(error.ends_with("interrupted (Runtime::interrupt): the directive is undone"));
+  CHECK(rt.report("m").as_double() == m);
+  CHECK(draws_after(rt) == draws_after(twin));
 }
 
 TEST_CASE("a failed call does not make a kernel on a scope only it names legal") {
