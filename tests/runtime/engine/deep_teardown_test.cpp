@@ -10,7 +10,7 @@
 
 namespace {
 
-constexpr int kItems = 30000;
+constexpr int kItems = 8000;
 // About four levels of evaluation per item; one level takes at most 3 KiB of stack (Debug with ASan).
 constexpr int kDepth = 5 * kItems;
 constexpr size_t kLargeStack = size_t{768} << 20;
