@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 #include <fmt/format.h>
 
@@ -377,6 +378,26 @@ TEST_CASE("a section that fails under the proposal is put back with the border's
   CHECK(accepted < 180);
 }
 
+/// Runs `n` subsampled transitions on w, each allowed to fail only with a type error (a vector where normal needs
+/// a number) that leaves the trace as it was. Returns how many failed, and how many of those with stale sections.
+std::pair<int, int> failing_transitions(Engine& e, const SubsampledOptions& so, SubsampledState& state, int n) {
+  std::pair<int, int> failed{0, 0};
+  for (int i = 0; i < n; ++i) {
+    CAPTURE(i);
+    const std::string before = test::fingerprint_of(e);
+    const bool stale = !e.trace().stale_borders().empty();
+    try {
+      subsampled_mh_transition(e.trace(), w_all(), so, state);
+    } catch (const Error& err) {
+      REQUIRE(std::string(err.message()).find("must be a number, got a vector") != std::string::npos);
+      REQUIRE(test::fingerprint_of(e) == before);
+      ++failed.first;
+      failed.second += stale ? 1 : 0;
+    }
+  }
+  return failed;
+}
+
 // The same when the section fails with an error that stops the [infer] (a vector where normal needs a number, for w
 // above 50): the failed transition must leave the trace as it was. The section is one the general path detaches
 // and regenerates (a let), or one evaluated in place (it reads w twice), whose values written before the error
@@ -391,21 +412,8 @@ TEST_CASE("a transition that fails in a section that is not a chain leaves the t
   program += fmt::format("[observe {} 1]", datum);
   Engine e(2);
   test::run(e, program);
-  const SubsampledOptions so = approximate(4, 0, 40);
   SubsampledState state;
-  int failed = 0;
-  for (int i = 0; i < 100; ++i) {
-    CAPTURE(i);
-    const std::string before = test::fingerprint_of(e);
-    try {
-      subsampled_mh_transition(e.trace(), w_all(), so, state);
-    } catch (const Error& err) {
-      REQUIRE(std::string(err.message()).find("must be a number, got a vector") != std::string::npos);
-      REQUIRE(test::fingerprint_of(e) == before);
-      ++failed;
-    }
-  }
-  CHECK(failed > 0);
+  CHECK(failing_transitions(e, approximate(4, 0, 40), state, 100).first > 0);
   CHECK(test::inconsistent_nodes(e) == 0);
   }
 }
@@ -1050,6 +1058,70 @@ TEST_CASE("Nbatch and k0 beyond any size (1e308) act as all of the data") {
   CHECK(run("[infer (subsampled_mh w all 1e308 0.1 'drift 0.3 30)]") == full);
   CHECK(run("[infer (subsampled_mh w all 18446744073709551616 0.1 'drift 0.3 30 'k0 1e308)]") == full);
   CHECK(run("[infer (subsampled_mh w all 5 0.1 'drift 0.3 30 'k0 1e308)]") == full);
+}
+
+// Two parameters moved by two subsampled kernels, read by every datum: w2's reads meet (its sections are evaluated in
+// place), w1's section of a datum is a chain, or in place too. Each kernel's sections read the other's, which may be
+// stale: `lazy` repairs them when read, `eager` after every move. A stale in-place section scored as fresh, or
+// one put back wrongly after a rejection, changes an l_i and the chains part.
+TEST_CASE("two subsampled kernels whose sections evaluated in place read each other's stale sections") {
+  for (const std::string datum : {"(normal (+ (* w1 w2) (* w2 x)) 1)", "(normal (* (+ w1 (* w2 x)) (- w1 w2)) 1)"}) {
+    CAPTURE(datum);
+    std::string program =
+        "[assume w1 (scope_include 'w1 0 (normal 0 1))][assume w2 (scope_include 'w2 0 (normal 0 1))]"
+        "[assume f (lambda (x) " + datum + ")]";
+    for (int i = 0; i < 30; ++i) program += fmt::format("[observe (f {}) {}]", 0.3 + 0.1 * i, 0.5 + 0.05 * i);
+    Engine lazy(4), eager(4);
+    test::run(lazy, program);
+    test::run(eager, program);
+    const SubsampledOptions so = approximate(3, 0.2, 0.3);
+    const BlockSpec kernels[] = {test::block("w1", BlockSpec::Mode::kAll, "subsampled_mh"),
+                                 test::block("w2", BlockSpec::Mode::kAll, "subsampled_mh")};
+    SubsampledState lazy_states[2], eager_states[2];
+    int accepted = 0;
+    for (int c = 0; c < 200; ++c) {
+      CAPTURE(c);
+      for (int k = 0; k < 2; ++k) {
+        const bool a = subsampled_mh_transition(lazy.trace(), kernels[k], so, lazy_states[k]);
+        REQUIRE(a == subsampled_mh_transition(eager.trace(), kernels[k], so, eager_states[k]));
+        refresh_all(eager.trace());
+        accepted += a;
+      }
+      const auto& mine = lazy.trace().random_choices().items();
+      const auto& theirs = eager.trace().random_choices().items();
+      REQUIRE(mine.size() == theirs.size());
+      for (size_t i = 0; i < mine.size(); ++i) REQUIRE(values_equal(mine[i]->value, theirs[i]->value));
+    }
+    CHECK(accepted > 20);
+    CHECK(lazy_states[1].stats.stale_repairs > 0);
+    const BorderInfo info = find_border(select_block(lazy.trace(), kernels[1]).principals[0]);
+    REQUIRE(info.border != nullptr);
+    const std::shared_ptr<const SectionDag>* section = lazy_states[1].chains().section(info.border->children[0]);
+    REQUIRE(section != nullptr);
+    CHECK((*section)->evaluable());
+    refresh_all(lazy.trace());
+    CHECK(test::inconsistent_nodes(lazy) == 0);
+  }
+}
+
+// A transition that fails with a type error (the last datum, a chain, for |w| > 31.6) after visiting sections
+// evaluated in place, often stale ones (eps > 0): their values, stale ones included, are put back as they were.
+TEST_CASE("a transition failing after sections evaluated in place puts back their values, stale ones too") {
+  std::string program = "[assume w (scope_include 'w 0 (normal 0 30))]";
+  for (int i = 0; i < 30; ++i)
+    program += fmt::format("[observe (normal (+ (* 0.0001 (* w w)) (* w {})) (+ 30 (* 0 w))) {}]", 0.01 * i, 0.2 * i);
+  program += "[observe (normal (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.0005 (* w w))))) 1) 1]";
+  Engine e(4);
+  test::run(e, program);
+  SubsampledState state;
+  CHECK(failing_transitions(e, approximate(4, 0.2, 40), state, 300).second > 0);
+  const BorderInfo info = find_border(select_block(e.trace(), w_all()).principals[0]);
+  REQUIRE(info.border != nullptr);
+  const std::shared_ptr<const SectionDag>* section = state.chains().section(info.border->children[0]);
+  REQUIRE(section != nullptr);
+  CHECK((*section)->evaluable());
+  refresh_all(e.trace());
+  CHECK(test::inconsistent_nodes(e) == 0);
 }
 
 }  // namespace
