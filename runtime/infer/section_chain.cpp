@@ -22,7 +22,7 @@ OutputNode* sole_consumer(Node* n, size_t* index) {
     if (c->kind != NodeKind::kOutput || found != nullptr) return nullptr;
     found = as_output(c);
   }
-  if (found == nullptr || found->op == n || !found->esr_parents.empty()) return nullptr;
+  if (found == nullptr || found->op == n) return nullptr;
   size_t uses = 0;
   for (size_t i = 0; i < found->operands.size(); ++i)
     if (found->operands[i] == n) {
@@ -63,6 +63,14 @@ bool constant_only(Node* x, int depth) {
 
 }  // namespace
 
+const SpProcedure* value_application(Trace& trace, BorderReach& reach, const OutputNode* out) {
+  const SpProcedure* p = primitive_at(out);
+  if (p == nullptr || p->aux() != nullptr || &p->sp() == trace.scope_include_sp() || !out->esr_parents.empty() ||
+      reach.follows(out->op))
+    return nullptr;
+  return p;
+}
+
 bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
   Node* border = reach.border();
   if (root->kind != NodeKind::kLookup || as_lookup(root)->source != border) return false;
@@ -74,10 +82,8 @@ bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
     size_t index = 0;
     OutputNode* next = sole_consumer(cur, &index);
     if (next == nullptr || index > UINT16_MAX || !other_operands_outside(next, index, reach)) return false;
-    // The procedure too: one computed from the border is another section's node, and a chain applies it as it is.
-    if (reach.follows(next->op)) return false;
-    const SpProcedure* p = primitive_at(next);
-    if (p == nullptr || p->aux() != nullptr || &p->sp() == trace.scope_include_sp()) return false;
+    const SpProcedure* p = value_application(trace, reach, next);
+    if (p == nullptr) return false;
     if (p->sp().is_random()) {
       leaf_ = next;
       leaf_arg_ = static_cast<uint16_t>(index);

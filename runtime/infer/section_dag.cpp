@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "runtime/core/error.hpp"
+#include "runtime/infer/section_chain.hpp"
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/section_group.hpp"
@@ -40,11 +41,8 @@ SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) : roots_{ro
     }
     if (n->kind != NodeKind::kOutput) return false;
     OutputNode* out = as_output(n);
-    const SpProcedure* p = primitive_at(out);
-    // A procedure computed from the border would be another section's node, applied as it is.
-    if (p == nullptr || p->aux() != nullptr || &p->sp() == trace.scope_include_sp() || reach.follows(out->op) ||
-        !out->esr_parents.empty())
-      return false;
+    const SpProcedure* p = value_application(trace, reach, out);
+    if (p == nullptr) return false;
     if (p->sp().is_random()) {
       leaves_.push_back(n);
       return true;
