@@ -10,7 +10,7 @@
 
 #include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/infer/section_chain.hpp"
-#include "runtime/infer/section_dag.hpp"
+#include "runtime/regen/section_dag.hpp"
 
 namespace vnt {
 

@@ -4,6 +4,7 @@
 
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/refresh.hpp"
+#include "runtime/regen/section_dag.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/sp/sp.hpp"
 
@@ -62,14 +63,6 @@ bool constant_only(Node* x, int depth) {
 }
 
 }  // namespace
-
-const SpProcedure* value_application(Trace& trace, BorderReach& reach, const OutputNode* out) {
-  const SpProcedure* p = primitive_at(out);
-  if (p == nullptr || p->aux() != nullptr || &p->sp() == trace.scope_include_sp() || !out->esr_parents.empty() ||
-      reach.follows(out->op))
-    return nullptr;
-  return p;
-}
 
 bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
   Node* border = reach.border();

@@ -17,9 +17,7 @@
 namespace vnt {
 
 struct Node;
-struct OutputNode;
 class BorderReach;
-class SpProcedure;
 class Trace;
 
 /// l_i of a local section whose log density is `before` under the border's old value and `after` under the
@@ -31,11 +29,6 @@ inline double log_weight(double after, double before) {
   if (before == -std::numeric_limits<double>::infinity()) return std::numeric_limits<double>::infinity();
   return after - before;
 }
-
-/// The primitive SP applied at `out` if a local section of reach's border can evaluate it from values alone: no
-/// state (aux), no requested family, not scope_include, and a procedure that does not follow the border (one
-/// computed from it would be another section's node, applied as it is); nullptr otherwise.
-const SpProcedure* value_application(Trace& trace, BorderReach& reach, const OutputNode* out);
 
 class SectionChain {
  public:

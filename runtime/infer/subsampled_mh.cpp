@@ -17,7 +17,7 @@
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/section_chain.hpp"
-#include "runtime/infer/section_dag.hpp"
+#include "runtime/regen/section_dag.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/section_group.hpp"
 #include "runtime/regen/regen.hpp"

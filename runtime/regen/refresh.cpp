@@ -8,6 +8,7 @@
 #include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/regen.hpp"
+#include "runtime/regen/section_dag.hpp"
 #include "runtime/regen/section_group.hpp"
 #include "runtime/regen/scratch_stack.hpp"
 #include "runtime/regen/walk.hpp"
@@ -50,6 +51,37 @@ class SmallPtrSet {
   size_t count_ = 0;
   FlatPtrSet<Node> big_;
 };
+
+constexpr const char* kStaleImpossible =
+    "while updating a value that subsampled_mh left stale: an approximate move (eps > 0) accepted a parameter value "
+    "under which it has probability zero";
+
+/// The roots of a repaired section take the border's version; its stale count drops by those that were stale.
+void mark_fresh(Trace& trace, Node* border, std::span<Node* const> roots) {
+  auto it = trace.stale_borders().find(border);
+  for (Node* r : roots) {
+    if (r->version == border->version) continue;
+    r->version = border->version;
+    if (it != trace.stale_borders().end() && --it->second == 0) {
+      trace.stale_borders().erase(it);
+      it = trace.stale_borders().end();
+    }
+  }
+}
+
+/// The repair of an evaluable section (SectionDag), in place: no scaffold, no Db. On failure its values are put back.
+void refresh_in_place(Trace& trace, const SectionDag& dag) {
+  std::vector<Value> stale;
+  dag.save(stale);
+  try {
+    dag.evaluate();
+  } catch (Error& e) {
+    dag.restore(stale.begin());
+    if (is_impossibility(e)) e.add_frame(kStaleImpossible);
+    throw;
+  }
+  if (dag.changes_procedures(stale.begin())) trace.touch_shape();  // as the general repair does (see below)
+}
 
 }  // namespace
 
@@ -102,6 +134,11 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
   // The whole section: a datum that reads the parameter twice is recomputed from both reads at once, never from
   // one fresh read and one stale one. (A section too large to group was never subsampled: it is repaired alone.)
   BorderReach reach(border);
+  if (SectionDag dag(trace, reach, root); dag.evaluable()) {
+    refresh_in_place(trace, dag);
+    mark_fresh(trace, border, dag.roots());
+    return;
+  }
   std::optional<SectionGroup> group = section_group(trace, reach, root);
   if (!group) group = SectionGroup{{root}, build_local_scaffold(trace, border, root)};
   refresh_section(trace, border, group->roots, group->scaffold);
@@ -136,22 +173,11 @@ void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, S
     try {
       throw;
     } catch (Error& e) {
-      if (is_impossibility(e))
-        e.add_frame(
-            "while updating a value that subsampled_mh left stale: an approximate move (eps > 0) accepted a "
-            "parameter value under which it has probability zero");
+      if (is_impossibility(e)) e.add_frame(kStaleImpossible);
       throw;
     }
   }
-  auto it = trace.stale_borders().find(border);
-  for (Node* r : roots) {
-    if (r->version == border->version) continue;
-    r->version = border->version;
-    if (it != trace.stale_borders().end() && --it->second == 0) {
-      trace.stale_borders().erase(it);
-      it = trace.stale_borders().end();
-    }
-  }
+  mark_fresh(trace, border, roots);
 }
 
 void refresh_all(Trace& trace) {

@@ -14,7 +14,7 @@
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/section_chain.hpp"
-#include "runtime/infer/section_dag.hpp"
+#include "runtime/regen/section_dag.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
@@ -794,10 +794,14 @@ TEST_CASE("a stale section with several roots is repaired as a whole, never from
 TEST_CASE("a stale-section repair moves the shape epoch only if a value it recomputes was or is a procedure") {
   const std::string numbers = "[assume w (scope_include 'w 0 (gamma 2 1))]";
   const std::string procedures = "[assume w (scope_include 'w 0 (gamma 2 1))] [assume fs (list exp sin)]";
-  for (const auto& [head, datum_text, moves] :
-       {std::tuple{numbers, "[assume m{0} (sqrt (- (* 2 w) w))] [observe (normal m{0} 1) {1}]", false},
+  // The last two are repaired in place (SectionDag); the second applies the procedure, so it is repaired by regen.
+  for (const auto& [head, datum_text, moves, in_place] :
+       {std::tuple{numbers, "[assume m{0} (sqrt (- (* 2 w) w))] [observe (normal m{0} 1) {1}]", false, true},
         std::tuple{procedures, "[assume g{0} (lookup fs (floor (/ w 2)))] [observe (normal (g{0} 0.5) 1) {1}]",
-                   true}}) {
+                   true, false},
+        std::tuple{procedures,
+                   "[assume g{0} (list (lookup fs (floor (/ w 2))))] [observe (normal (* w (size g{0})) 1) {1}]",
+                   true, true}}) {
     const std::string datum = datum_text;
     CAPTURE(datum);
     std::string program = head;
@@ -813,6 +817,8 @@ TEST_CASE("a stale-section repair moves the shape epoch only if a value it recom
     int repairs = 0;
     for (Node* c : std::vector<Node*>(border->children)) {
       if (c->version == border->version) continue;
+      BorderReach reach(border);
+      CHECK(SectionDag(e.trace(), reach, c).evaluable() == in_place);
       const uint64_t epoch = e.trace().shape_epoch();
       refresh_section(e.trace(), border, c);
       CHECK((e.trace().shape_epoch() != epoch) == moves);

@@ -1,11 +1,10 @@
 // In-place evaluation of local sections made of primitive applications (see section_dag.hpp).
 // SPDX-License-Identifier: Apache-2.0
-#include "runtime/infer/section_dag.hpp"
+#include "runtime/regen/section_dag.hpp"
 
 #include <algorithm>
 
 #include "runtime/core/error.hpp"
-#include "runtime/infer/section_chain.hpp"
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/section_group.hpp"
@@ -30,6 +29,14 @@ void for_each_input(Node* n, F&& f) {
 }
 
 }  // namespace
+
+const SpProcedure* value_application(Trace& trace, BorderReach& reach, const OutputNode* out) {
+  const SpProcedure* p = primitive_at(out);
+  if (p == nullptr || p->aux() != nullptr || &p->sp() == trace.scope_include_sp() || !out->esr_parents.empty() ||
+      reach.follows(out->op))
+    return nullptr;
+  return p;
+}
 
 SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) : roots_{root} {
   Node* border = reach.border();

@@ -14,8 +14,15 @@
 namespace vnt {
 
 struct Node;
+struct OutputNode;
 class BorderReach;
+class SpProcedure;
 class Trace;
+
+/// The primitive SP applied at `out` if a local section of reach's border can evaluate it from values alone: no
+/// state (aux), no requested family, not scope_include, and a procedure that does not follow the border (one
+/// computed from it would be another section's node, applied as it is); nullptr otherwise.
+const SpProcedure* value_application(Trace& trace, BorderReach& reach, const OutputNode* out);
 
 class SectionDag {
  public:
