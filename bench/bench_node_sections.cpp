@@ -6,7 +6,7 @@
 // section chains); then, in a second trace, two subsampled kernels cycled on two weights with N/2 data each (one
 // border per cluster, as in the joint DPM: neither may cost the other its cached chains); then the same model
 // with each datum reading the weights three times, (lookup w 0), (lookup w 1) and (lookup w 2): one section with
-// three roots per datum, evaluated in place (runtime/infer/section_dag.cpp). Its N is 3 children per datum, so
+// three roots per datum, evaluated in place (runtime/regen/section_dag.cpp). Its N is 3 children per datum, so
 // its us/section is per child: three times that per datum.
 // Usage: bench_node_sections [N] [transitions]
 // SPDX-License-Identifier: Apache-2.0
