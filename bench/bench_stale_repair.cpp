@@ -29,10 +29,8 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 /// Approximate moves on w until one is accepted that leaves sections stale; the border.
 vnt::Node* make_stale(vnt::Engine& e, vnt::SubsampledState& state) {
-  vnt::BlockSpec spec;
-  spec.scope = "w";
-  spec.mode = vnt::BlockSpec::Mode::kAll;
-  spec.kernel = "subsampled_mh";
+  const vnt::BlockSpec spec{
+      .scope = "w", .mode = vnt::BlockSpec::Mode::kAll, .block = {}, .span = {}, .kernel = "subsampled_mh"};
   vnt::SubsampledOptions so;
   so.batch = 20;
   so.epsilon = 0.45;
