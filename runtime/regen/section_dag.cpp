@@ -41,22 +41,23 @@ const SpProcedure* value_application(Trace& trace, BorderReach& reach, const Out
 SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) : roots_{root} {
   Node* border = reach.border();
   std::vector<Node*> found{root}, deterministic;
+  enum class Kind { kOther, kDeterministic, kLeaf };
   auto classify = [&](Node* n) {
     if (n->kind == NodeKind::kLookup) {
       deterministic.push_back(n);
-      return true;
+      return Kind::kDeterministic;
     }
-    if (n->kind != NodeKind::kOutput) return false;
+    if (n->kind != NodeKind::kOutput) return Kind::kOther;
     OutputNode* out = as_output(n);
     const SpProcedure* p = value_application(trace, reach, out);
-    if (p == nullptr) return false;
+    if (p == nullptr) return Kind::kOther;
     if (p->sp().is_random()) {
       leaves_.push_back(n);
-      return true;
+      return Kind::kLeaf;
     }
-    if (out->constrained) return false;
+    if (out->constrained) return Kind::kOther;
     deterministic.push_back(n);
-    return true;
+    return Kind::kDeterministic;
   };
   // The connected part of what follows the border: down from each node to what reads it (a random application
   // keeps its value, so what reads it is outside), up from each node to the values it reads that follow the
@@ -64,7 +65,8 @@ SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) : roots_{ro
   auto matched = [&] {
     for (size_t i = 0; i < found.size(); ++i) {
       Node* n = found[i];
-      if (!classify(n)) return false;
+      const Kind kind = classify(n);
+      if (kind == Kind::kOther) return false;
       for_each_input(n, [&](Node* x) {
         if (x == border) {
           if (!has(roots_, n)) roots_.push_back(n);
@@ -72,7 +74,7 @@ SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) : roots_{ro
           found.push_back(x);
         }
       });
-      if (has(leaves_, n)) continue;
+      if (kind == Kind::kLeaf) continue;
       for (Node* c : n->children) {
         if (c->kind == NodeKind::kRequest) {
           if (primitive_at(as_request(c)->output) == nullptr) return false;
