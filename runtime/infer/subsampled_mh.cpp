@@ -46,6 +46,10 @@ struct Section {
   std::vector<Root> roots;
   Scaffold scaffold;
   std::unique_ptr<Db> old_state;
+  /// A stale section repaired for the visit: its values and roots' versions before, which a transition that
+  /// fails puts back (a rejection keeps the repair, as any other reader would).
+  std::vector<std::pair<Node*, Value>> stale_values;
+  std::vector<uint64_t> stale_versions;
 };
 
 /// The section of `root` (section_group, or `known`: its roots found before), which must hold no structural change
@@ -167,6 +171,8 @@ class Transition {
     f();
   }
   void restore_sections();
+  /// After a failure: sections restored by restore_sections that were stale before their visit are stale again.
+  void put_back_stale(Section& sec);
   /// Section number s of the border: a plate row (queued in its PlateVisit) or a child visited now.
   void visit_section(size_t s, size_t slot, double* out);
   void score_plates(double* out);
@@ -390,7 +396,7 @@ double Transition::visit(Node* root) {
   }
   if (dag->evaluable()) return visit_in_place(root, std::move(dag));
   if (!group) group = checked_section(t_, reach_, root, &dag->roots());
-  Section sec{{}, std::move(group->scaffold), std::make_unique<Db>(t_)};
+  Section sec{{}, std::move(group->scaffold), std::make_unique<Db>(t_), {}, {}};
   bool stale = false;
   for (Node* r : group->roots) {
     sec.roots.push_back({r, r->version, std::nullopt});
@@ -400,6 +406,8 @@ double Transition::visit(Node* root) {
   ensure_scaffold_fresh(t_, sec.scaffold, border_);
   if (stale) {
     // Stale (section 3.5): bring it up to date with the border's current (old) value before scoring it.
+    sec.scaffold.drg.for_each([&](Node* d, int) { sec.stale_values.emplace_back(d, d->value); });
+    for (const Section::Root& r : sec.roots) sec.stale_versions.push_back(r.version);
     try {
       with_old_border_value([&] { refresh_section(t_, border_, group->roots, sec.scaffold); });
       for (Section::Root& r : sec.roots) r.version = old_version_;
@@ -412,7 +420,7 @@ double Transition::visit(Node* root) {
     ++st_.stats.stale_repairs;
   }
   const bool unrepaired = sec.roots[0].unrepaired.has_value();
-  auto put_back_stale = [&] {  // restoring read the border's value for the roots
+  auto put_back_unrepaired = [&] {  // restoring read the border's value for the roots
     for (Section::Root& r : sec.roots)
       if (r.unrepaired) r.node->value = *r.unrepaired;
   };
@@ -425,8 +433,11 @@ double Transition::visit(Node* root) {
     // The failed regen undid itself, so the section is detached. It is put back from the border's old value, not
     // from the proposed one the border holds: regen_proposal would leave the section's root at the proposed value.
     with_old_border_value([&] { regen_and_attach(t_, sec.scaffold, true, *sec.old_state); });
-    put_back_stale();
-    if (!is_impossibility(e)) throw;
+    put_back_unrepaired();
+    if (!is_impossibility(e)) {
+      put_back_stale(sec);
+      throw;
+    }
     impossible_ = true;  // impossible under the proposed value: rejected
     return kNegInf;
   }
@@ -481,6 +492,17 @@ double Transition::visit_in_place(Node* root, std::shared_ptr<const SectionDag> 
 void Transition::restore_in_place() {
   for (auto it = in_place_.rbegin(); it != in_place_.rend(); ++it)
     it->dag->restore(saved_.begin() + static_cast<std::ptrdiff_t>(it->saved));
+}
+
+void Transition::put_back_stale(Section& sec) {
+  if (sec.stale_values.empty()) return;
+  for (auto& [node, value] : sec.stale_values) node->value = std::move(value);
+  for (size_t i = 0; i < sec.roots.size(); ++i) {
+    Node* r = sec.roots[i].node;
+    if (r->version == sec.stale_versions[i]) continue;  // fresh before, or its repair failed
+    r->version = sec.stale_versions[i];
+    ++t_.stale_borders()[border_];  // the repair had counted it fresh
+  }
 }
 
 void Transition::restore_sections() {
@@ -611,6 +633,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     detach_and_extract(t_, global, xi_db);
     regen_and_attach(t_, global, true, rho_db);
     restore_sections();
+    for (Section& s : visited_) put_back_stale(s);
     restore_in_place();
     throw;
   }
