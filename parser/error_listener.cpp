@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -309,7 +310,15 @@ class Checker {
     for (size_t k = 1; k + 1 < s.size(); ++k) {
       if (s[k] != '\\') continue;
       char c = s[k + 1];
-      if (c != '"' && c != '\\' && c != 'n' && c != 't') {
+      if (c == 'x' && !(k + 3 < s.size() && is_hex(s[k + 2]) && is_hex(s[k + 3]))) {
+        // Exactly two digits, so that the text after an escape never changes the byte it stands for.
+        size_t end = k + 2;
+        while (end < s.size() - 1 && end < k + 4 && is_hex(s[end])) ++end;
+        const std::string shown = shown_text(s.substr(k, end - k));
+        fail(map_.span(t.begin + k, t.begin + end),
+             fmt::format("malformed escape '{}' in string: \\x takes two hex digits", shown));
+      }
+      if (c != '"' && c != '\\' && c != 'n' && c != 't' && c != 'r' && c != 'x') {
         auto byte = static_cast<unsigned char>(c);
         std::string shown = byte >= 0x20 && byte < 0x7f ? std::string(1, c) : fmt::format("x{:02x}", byte);
         fail(map_.span(t.begin + k, t.begin + k + 2), fmt::format("unknown escape '\\{}' in string", shown));
@@ -317,6 +326,8 @@ class Checker {
       ++k;
     }
   }
+
+  static bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
 
   const std::vector<Tok>& toks_;
   const SourceMap& map_;
@@ -377,7 +388,14 @@ std::string unescape_string(std::string_view token) {
     char c = body[k];
     if (c == '\\' && k + 1 < body.size()) {
       char e = body[++k];
-      c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      if (e == 'x' && k + 2 < body.size()) {  // check_string saw two hex digits
+        unsigned byte = 0;
+        std::from_chars(body.data() + k + 1, body.data() + k + 3, byte, 16);
+        c = static_cast<char>(byte);
+        k += 2;
+      } else {
+        c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+      }
     }
     out += c;
   }

@@ -27,10 +27,16 @@ size_t line_length(std::string_view rest) {
 
 bool is_escaped(std::string_view column) {
   if (utf8_sequence_size(column) == 0) return true;
-  auto lead = static_cast<unsigned char>(column[0]);
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(column[i]); };
+  const unsigned char lead = byte(0);
   if (column.size() == 1) return (lead < 0x20 && lead != '\t') || lead == 0x7F;
   // C1 controls, U+0080 to U+009F: some terminals take U+009B as the start of an escape sequence, as ESC [.
-  return column.size() == 2 && lead == 0xC2 && static_cast<unsigned char>(column[1]) < 0xA0;
+  if (column.size() == 2) return (lead == 0xC2 && byte(1) < 0xA0) || (lead == 0xD8 && byte(1) == 0x9C);
+  // Bidirectional controls (U+061C above, U+200E-F, U+202A-E, U+2066-9) reorder what a terminal shows, so a
+  // message could display text other than the bytes it quotes.
+  if (column.size() != 3 || lead != 0xE2) return false;
+  return (byte(1) == 0x80 && (byte(2) == 0x8E || byte(2) == 0x8F || (byte(2) >= 0xAA && byte(2) <= 0xAE))) ||
+         (byte(1) == 0x81 && byte(2) >= 0xA6 && byte(2) <= 0xA9);
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ std::string_view source_line(std::string_view text, uint32_t line);
 size_t source_offset(std::string_view text, uint32_t line, uint32_t col);
 
 /// One column of source text as a message shows it: itself, or the `\xNN` escapes of its bytes if it is a control
-/// character other than tab (which a terminal would act on) or a byte of malformed UTF-8.
+/// character other than tab or a bidirectional control (which a terminal would act on), or a byte of malformed UTF-8.
 std::string shown_column(std::string_view column);
 
 /// Source text as a message shows it, each column through shown_column().

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <functional>
 
+#include "runtime/core/source_text.hpp"
+#include "runtime/core/utf8.hpp"
+
 namespace vnt {
 
 Value make_symbol(std::string_view name) { return Symbol{std::make_shared<const std::string>(name)}; }
@@ -40,17 +43,21 @@ std::string number_to_string(double x) {
   return fmt::format("{}", x);
 }
 
-// Written the way the reader reads it back (the escapes it resolves), so one printed value is one line.
+// Written the way the reader reads it back (the escapes it resolves), so one printed value is one line, and
+// characters a terminal would act on (controls, bidi overrides) or that are not UTF-8 are \xNN, as in messages.
 std::string quote_string(std::string_view s) {
   std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_column_size(s.substr(i));
+    switch (n == 1 ? s[i] : '\0') {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
-      default: out += c;
+      case '\r': out += "\\r"; break;
+      default: out += shown_column(s.substr(i, n));
     }
+    i += n;
   }
   return out + '"';
 }

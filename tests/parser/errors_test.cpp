@@ -75,6 +75,8 @@ TEST_CASE("atoms, strings and params") {
   CHECK(program_error("[predict \"abc\\") == "1:10: unterminated string");
   CHECK(program_error("[predict \"a\nb\\\"") == "1:10: unterminated string");
   CHECK(program_error(R"([predict "a\qb"])") == R"(1:12: unknown escape '\q' in string)");
+  CHECK(program_error(R"([predict "a\x4"])") == R"(1:12: malformed escape '\x4' in string: \x takes two hex digits)");
+  CHECK(program_error(R"([predict "\xg1"])") == R"(1:11: malformed escape '\x' in string: \x takes two hex digits)");
   CHECK(program_error("[predict {}]") == "1:11: expected a parameter name in {...}, found '}'");
   CHECK(program_error("[predict {(x)}]") == "1:11: expected a parameter name in {...}, found '('");
   CHECK(program_error("[predict {a b}]") == "1:13: expected '}' to close '{' opened at 1:10, found 'b'");
@@ -152,6 +154,9 @@ TEST_CASE("control characters are shown escaped and the caret stays under its co
   // U+009B, a C1 control (some terminals take it for ESC [), is one column shown as 8 characters.
   CHECK(rendered_error("[predict 2\xC2\x9B]") ==
         rendering("1:10: error: malformed number '2\\xc2\\x9b'", "[predict 2\\xc2\\x9b]", 9, 8));
+  // So is U+202E, a bidirectional control that would show the rest of the line reversed: 12 characters.
+  CHECK(rendered_error("[predict 3\xE2\x80\xAE]") ==
+        rendering("1:10: error: malformed number '3\\xe2\\x80\\xae'", "[predict 3\\xe2\\x80\\xae]", 9, 12));
 }
 
 // A byte that is not part of a well-formed UTF-8 character is one column, in line:col and under the caret alike

@@ -121,6 +121,9 @@ TEST_CASE("strings with escapes") {
   CHECK(where(s.span) == "1:1-1:22");
   CHECK(expression(R"("")").text.empty());
   CHECK(expression("\"a;b(c)\"").text == "a;b(c)");
+  CHECK(expression(R"("a\rb")").text == "a\rb");
+  // \xNN is one byte, whatever follows; bytes that are not UTF-8 are kept as they are.
+  CHECK(expression(R"("\x1b[0m\x7F\x00z\xff")").text == std::string("\x1b[0m\x7f\0z\xff", 8));
   Syntax multi = expression("\"two\nlines\"");
   CHECK(multi.text == "two\nlines");
   CHECK(where(multi.span) == "1:1-2:7");
