@@ -803,16 +803,17 @@ BorderInfo find_border(Node* v) {
 
 namespace {
 
-/// partitioned_mh_transition's state: its refusal memo and its chains. A chain is kept until the trace's shape
-/// moves, as for subsampled_mh; a run on another trace empties the cache.
-SubsampledState& partitioned_state() {
-  thread_local SubsampledState state;
-  return state;
+/// partitioned_mh_transition's state: its refusal memo and its chains, kept by the trace. A chain is kept until
+/// the trace's shape moves, as for subsampled_mh.
+SubsampledState& partitioned_state(Trace& trace) {
+  std::shared_ptr<void>& slot = trace.kernel_state();
+  if (!slot) slot = std::make_shared<SubsampledState>();
+  return *static_cast<SubsampledState*>(slot.get());
 }
 
 }  // namespace
 
-uint64_t partitioned_mh_chain_hits() { return partitioned_state().chains().hits(); }
+uint64_t partitioned_mh_chain_hits(Trace& trace) { return partitioned_state(trace).chains().hits(); }
 
 std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
                                              std::optional<double> drift_sigma) {
@@ -826,7 +827,7 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
   opts.epsilon = 0;
   opts.batch = info.n;
   opts.drift_sigma = drift_sigma;
-  SubsampledState& state = partitioned_state();
+  SubsampledState& state = partitioned_state(trace);
   state.cache().bind(0, info.n);
   return attempt_partitioned(trace, state, info.border, [&] {
     Transition t(trace, spec, opts, state);

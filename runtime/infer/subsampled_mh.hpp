@@ -85,12 +85,12 @@ void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOpti
 
 /// Exact MH on a single principal node through its partitioned scaffold (all N local sections, no
 /// subsampling): the same decision as mh, at the cost of the sections' arithmetic. nullopt (trace
-/// untouched) when the scaffold cannot be partitioned. The section chains it matches are kept per thread, for
-/// the trace it last ran on, as subsampled_mh keeps its own (ChainCache).
+/// untouched) when the scaffold cannot be partitioned. The section chains it matches are kept by the trace
+/// (Trace::kernel_state), as subsampled_mh keeps its own (ChainCache).
 std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
                                              std::optional<double> drift_sigma);
-/// How many chains partitioned_mh_transition has found in its cache on this thread (for tests).
-uint64_t partitioned_mh_chain_hits();
+/// How many chains partitioned_mh_transition has found in the cache of `trace` (for tests).
+uint64_t partitioned_mh_chain_hits(Trace& trace);
 
 /// The border of principal node v (Def. 6) and its number of children N, found without visiting them.
 struct BorderInfo {

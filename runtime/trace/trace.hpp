@@ -89,6 +89,9 @@ class Trace {
   /// border is deleted.
   std::vector<uint32_t>& section_order(Node* border, size_t n);
   size_t section_orders() const { return section_orders_.size(); }
+  /// What a kernel that has no state of its own keeps for this trace between calls (exact mh's partitioned path:
+  /// its cached sections), of a type only that kernel knows; destroyed with the trace, so nothing outlives it.
+  std::shared_ptr<void>& kernel_state() { return kernel_state_; }
 
   // Global environment: user bindings shadow builtins.
   Node* global(std::string_view name) const;
@@ -150,6 +153,7 @@ class Trace {
   std::unordered_map<Node*, Value> observations_;
   std::unordered_map<Node*, size_t> stale_borders_;
   std::unordered_map<const Node*, std::vector<uint32_t>> section_orders_;
+  std::shared_ptr<void> kernel_state_;
   Value branch_;
   std::function<void(const std::string&)> warning_sink_;
   std::vector<std::string> warnings_;

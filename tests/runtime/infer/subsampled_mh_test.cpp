@@ -302,7 +302,6 @@ TEST_CASE("section chains cached by subsampled_mh are dropped when another kerne
   k.kernel = "mh";
   const test::Lockstep o(3, 0.4);
   SubsampledState& state = t.state;
-  const uint64_t part_hits = partitioned_mh_chain_hits();
   int switches = 0, accepted = 0;
   for (int i = 0; i < kTransitions; ++i) {
     CAPTURE(i);
@@ -319,8 +318,23 @@ TEST_CASE("section chains cached by subsampled_mh are dropped when another kerne
   CHECK(switches >= 6);
   CHECK(accepted > 50);
   CHECK(state.chains().hits() > static_cast<uint64_t>(kTransitions) * kN);  // the chains were cached
-  CHECK(partitioned_mh_chain_hits() - part_hits > static_cast<uint64_t>(kTransitions) * kN);
+  CHECK(partitioned_mh_chain_hits(t.part.trace()) > static_cast<uint64_t>(kTransitions) * kN);
   CHECK(state.stats.exact_transitions == 0);
+}
+
+// Exact mh through the partition keeps its cached sections with the trace, not per thread: two runtimes moved in
+// turn on one thread each find their chains (a cache per thread was emptied at every switch, and outlived them).
+TEST_CASE("exact mh through the partition keeps its cached sections per trace") {
+  constexpr int kN = 20, kTransitions = 40;
+  Engine a(1), b(2);
+  test::run(a, logistic_program(kN, 3));
+  test::run(b, logistic_program(kN, 4));
+  const test::Lockstep o(kN, 0.3);
+  for (int i = 0; i < kTransitions; ++i) {
+    mh_transition(a.trace(), w_all(), o.partitioned);
+    mh_transition(b.trace(), w_all(), o.partitioned);
+  }
+  for (Engine* e : {&a, &b}) CHECK(partitioned_mh_chain_hits(e->trace()) == uint64_t{kTransitions - 1} * kN);
 }
 
 // A proposal under which a local section fails (sqrt of a negative number) has probability zero. Exact mh's general
