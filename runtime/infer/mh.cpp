@@ -8,6 +8,7 @@
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
+#include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
@@ -68,8 +69,8 @@ bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& 
   ensure_scaffold_fresh(trace, scaffold);
   const bool procedures_before = resamples_procedures(scaffold);
   Db rho_db(trace);
-  double rho = detach_and_extract(trace, scaffold, rho_db);
-  std::optional<double> proposed = regen_proposal(trace, scaffold, rho_db);
+  double rho = detach_current(trace, scaffold, rho_db);
+  std::optional<double> proposed = regen_proposal(trace, scaffold, rho_db, spec.kernel);
   if (!proposed) {  // a state of probability zero: rejected, already restored
     shape.keep = !procedures_before;
     return false;

@@ -3,6 +3,7 @@
 #include "runtime/infer/section_chain.hpp"
 
 #include "runtime/regen/border_reach.hpp"
+#include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/section_dag.hpp"
 #include "runtime/regen/walk.hpp"
@@ -90,7 +91,7 @@ bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
 }
 
 std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old, bool current_is_old,
-                                          std::vector<Value>& out) const {
+                                          std::vector<Value>& out, std::string_view kernel) const {
   const SpProcedure* leaf_sp = primitive_at(as_output(leaf_));
   auto run = [&](const Value& b, std::vector<Value>* keep) {
     Value cur = b, last_in;
@@ -115,6 +116,8 @@ std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old
     out.resize(start + n_);  // keep later sections' values aligned; the move is rejected anyway
     return std::nullopt;
   }
+  if (fresh == kPosInf) [[unlikely]]  // a density of +inf fails the transition (infinite_density.hpp)
+    raise_infinite_density_at(leaf_, InfiniteIn::kProposal, kernel);
   double old = 0;
   if (current_is_old) {  // the trace's values: the leaf's operand is in the trace, with its origin
     ArgBuffer leaf(as_output(leaf_));
@@ -127,6 +130,8 @@ std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old
       old = kNegInf;  // a stale section the old value makes fail: probability zero
     }
   }
+  if (old == kPosInf) [[unlikely]]
+    raise_infinite_density_at(leaf_, InfiniteIn::kCurrentState, kernel);
   return log_weight(fresh, old);
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "runtime/value/value.hpp"
@@ -42,9 +43,10 @@ class SectionChain {
   /// chain is the values in the trace (a fresh section); otherwise it is recomputed from b_old (a stale one).
   /// The new chain values are appended to `out`. A domain error on the new chain gives nullopt: the move has
   /// probability zero (as when regen fails), and `out` still gets one value per link. A stale chain that b_old
-  /// makes fail has density zero under it (see log_weight).
+  /// makes fail has density zero under it (see log_weight). A density of +inf under either value throws the error of
+  /// infinite_density.hpp, with `kernel` the name of the kernel.
   std::optional<double> delta(const Value& b_new, const Value& b_old, bool current_is_old,
-                              std::vector<Value>& out) const;
+                              std::vector<Value>& out, std::string_view kernel) const;
 
   /// Repairs what the section reads besides the border (operands and procedures fed by other borders' stale
   /// sections). The first call that finds other stale sections also notes whether those are made of constants

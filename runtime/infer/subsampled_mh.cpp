@@ -15,6 +15,7 @@
 #include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
 #include "runtime/regen/border_reach.hpp"
+#include "runtime/regen/infinite_density.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/section_chain.hpp"
 #include "runtime/regen/section_dag.hpp"
@@ -176,6 +177,8 @@ class Transition {
   /// Section number s of the border: a plate row (queued in its PlateVisit) or a child visited now.
   void visit_section(size_t s, size_t slot, double* out);
   void score_plates(double* out);
+  /// Row j of pv's mini-batch has a density of +inf, under the proposed value or the current one: fails.
+  [[noreturn]] void infinite_row(const PlateVisit& pv, size_t j) const;
   void start_plate(PlateVisit& pv);
   bool fused_weights(PlateVisit& pv) const;
   double use_proxy(PlateVisit& pv);
@@ -344,7 +347,11 @@ void Transition::score_plates(double* out) {
         if (!is_impossibility(e)) throw;
         std::fill(pv.b.begin(), pv.b.end(), kNegInf);  // the current state is impossible (log_weight)
       }
-      for (size_t j = 0; j < k; ++j) pv.b[j] = log_weight(pv.a[j], pv.b[j]);
+      for (size_t j = 0; j < k; ++j) {
+        if (pv.a[j] == kPosInf || pv.b[j] == kPosInf) [[unlikely]]
+          infinite_row(pv, j);
+        pv.b[j] = log_weight(pv.a[j], pv.b[j]);
+      }
     }
     for (size_t j = 0; j < k; ++j) out[pv.slots[j]] = pv.b[j];
     if (!pv.changes)
@@ -354,6 +361,14 @@ void Transition::score_plates(double* out) {
     pv.rows.clear();
     pv.slots.clear();
   }
+}
+
+void Transition::infinite_row(const PlateVisit& pv, size_t j) const {
+  const PlateNode& plate = *pv.plate;
+  const uint32_t row = pv.rows[j];
+  const InfiniteDensity where{plate.program->ops.back().expr, plate.observed.value(row), &plate, row};
+  raise_infinite_density(where, pv.a[j] == kPosInf ? InfiniteIn::kProposal : InfiniteIn::kCurrentState,
+                         spec_.kernel);
 }
 
 double Transition::visit(Node* root) {
@@ -370,7 +385,7 @@ double Transition::visit(Node* root) {
     chain->make_inputs_fresh(t_, border_);  // before it is cached: it may note that its inputs are constants
     if (!found) st_.chains().put(root, matched);
     bool stale = root->version != old_version_;
-    std::optional<double> l = chain->delta(new_value_, old_value_, !stale, chain_values_);
+    std::optional<double> l = chain->delta(new_value_, old_value_, !stale, chain_values_, spec_.kernel);
     chains_.push_back(*chain);
     ++st_.stats.sections_visited;
     st_.stats.stale_repairs += stale ? 1 : 0;
@@ -429,6 +444,14 @@ double Transition::visit(Node* root) {
   double xi = 0;
   try {
     xi = regen_and_attach(t_, sec.scaffold, false, *sec.old_state);
+    // A density of +inf under the proposed value fails the transition. Detached first, as a failed regen leaves
+    // the section, for the restore below.
+    if (!(xi < kPosInf)) [[unlikely]]
+      if (std::optional<InfiniteDensity> infinite = find_infinite_density(t_, sec.scaffold)) {
+        Db scratch(t_);
+        detach_and_extract(t_, sec.scaffold, scratch);
+        raise_infinite_density(*infinite, InfiniteIn::kProposal, spec_.kernel);
+      }
   } catch (const Error& e) {
     // The failed regen undid itself, so the section is detached. It is put back from the border's old value, not
     // from the proposed one the border holds: regen_proposal would leave the section's root at the proposed value.
@@ -474,12 +497,17 @@ double Transition::visit_in_place(Node* root, std::shared_ptr<const SectionDag> 
   } catch (const Error& e) {
     if (!is_impossibility(e)) throw;  // otherwise the current state is impossible (log_weight)
   }
+  // A density of +inf fails the transition, checked while the section holds the values it was found at.
+  if (before == kPosInf) [[unlikely]]
+    raise_infinite_density_at(d.infinite_leaf(), InfiniteIn::kCurrentState, spec_.kernel);
   try {
     after = score();
   } catch (const Error& e) {
     if (!is_impossibility(e)) throw;
     impossible_ = true;  // impossible under the proposed value: rejected
   }
+  if (after == kPosInf) [[unlikely]]
+    raise_infinite_density_at(d.infinite_leaf(), InfiniteIn::kProposal, spec_.kernel);
   ++st_.stats.sections_visited;
   st_.stats.stale_repairs += stale ? 1 : 0;
   // As on the general path, each of k roots carries l/k; the others are not evaluated again.
@@ -540,8 +568,8 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   old_value_ = border_->value;
   old_version_ = border_->version;
   Db rho_db(t_);
-  double rho = detach_and_extract(t_, global, rho_db);
-  std::optional<double> proposed = regen_proposal(t_, global, rho_db);
+  double rho = detach_current(t_, global, rho_db);
+  std::optional<double> proposed = regen_proposal(t_, global, rho_db, spec_.kernel);
   if (!proposed) return false;
   double xi = *proposed;
   procedures_ |= resamples_procedures(global);

@@ -7,6 +7,7 @@
 
 #include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/regen/border_reach.hpp"
+#include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/section_dag.hpp"
 #include "runtime/regen/section_group.hpp"
@@ -161,7 +162,14 @@ void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, S
   Db db(trace);
   detach_and_extract(trace, scaffold, db);
   try {
-    regen_and_attach(trace, scaffold, false, db);
+    // The weight is of the section's densities under the border's value: one of +inf there fails the repair (a
+    // repair in place computes no density; the next transition that scores the section finds it).
+    if (!(regen_and_attach(trace, scaffold, false, db) < kPosInf)) [[unlikely]]
+      if (std::optional<InfiniteDensity> found = find_infinite_density(trace, scaffold)) {
+        Db scratch(trace);
+        detach_and_extract(trace, scaffold, scratch);  // detached, as a failed regen leaves it
+        raise_infinite_density(*found, InfiniteIn::kCurrentState, {});
+      }
     procedures |= resamples_procedures(scaffold);
   } catch (...) {
     procedures = true;

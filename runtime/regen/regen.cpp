@@ -6,6 +6,7 @@
 #include <new>
 
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/scratch_stack.hpp"
 #include "runtime/regen/walk.hpp"
@@ -510,15 +511,20 @@ double regen_and_attach(Trace& trace, Scaffold& scaffold, bool restore, Db& db) 
   return Regen(trace, scaffold, db, restore).regen_and_attach();
 }
 
-std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_db) {
+std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_db, std::string_view kernel) {
+  double xi = 0;
   try {
-    return regen_and_attach(trace, scaffold, false, rho_db);
+    xi = regen_and_attach(trace, scaffold, false, rho_db);
   } catch (const Error& e) {
     // The failed regen undid itself, so the trace is detached: put the old state back.
     regen_and_attach(trace, scaffold, true, rho_db);
     if (is_impossibility(e)) return std::nullopt;
     throw;
   }
+  // +inf, or NaN (+inf - inf, or a density of NaN): a density of +inf fails the transition.
+  if (!(xi < kPosInf)) [[unlikely]]
+    refuse_infinite_proposal(trace, scaffold, rho_db, kernel);
+  return xi;
 }
 
 Node* eval_family(Trace& trace, Scaffold& scaffold, Db& db, const Expr* e, const EnvPtr& env, double* weight) {

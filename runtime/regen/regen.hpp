@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "runtime/regen/db.hpp"
 #include "runtime/scaffold/scaffold.hpp"
@@ -28,8 +29,9 @@ double regen_and_attach(Trace& trace, Scaffold& scaffold, bool restore, Db& db);
 
 /// Regenerates a detached scaffold with its proposal (restore = false). If the proposal reaches a state of
 /// probability zero (a domain error while regenerating), the old state is restored from `rho_db` and nullopt
-/// is returned: the move is rejected. Other errors restore the old state and propagate.
-std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_db);
+/// is returned: the move is rejected. Other errors restore the old state and propagate, and so does a proposed
+/// state with a density of +inf, as the kInference error "KERNEL: the proposal gives ..." (infinite_density.hpp).
+std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_db, std::string_view kernel);
 
 /// Evaluates `e` in `env` (nullptr = global) as a new family; returns its root.
 Node* eval_family(Trace& trace, Scaffold& scaffold, Db& db, const Expr* e, const EnvPtr& env, double* weight);

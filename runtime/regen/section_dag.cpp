@@ -6,6 +6,7 @@
 
 #include "runtime/core/error.hpp"
 #include "runtime/regen/border_reach.hpp"
+#include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/section_group.hpp"
 #include "runtime/regen/walk.hpp"
@@ -146,6 +147,15 @@ double SectionDag::log_density() const {
     sum += primitive_at(out)->sp().log_density(n->value, args.args(nullptr));
   }
   return sum;
+}
+
+const Node* SectionDag::infinite_leaf() const {
+  for (Node* n : leaves_) {
+    OutputNode* out = as_output(n);
+    ArgBuffer args(out);
+    if (primitive_at(out)->sp().log_density(n->value, args.args(nullptr)) == kPosInf) return n;
+  }
+  return nullptr;
 }
 
 bool SectionDag::changes_procedures(std::vector<Value>::const_iterator saved) const {

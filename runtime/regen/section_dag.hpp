@@ -51,6 +51,9 @@ class SectionDag {
   void evaluate() const;
   /// The log density of the absorbing nodes under the values in the trace.
   double log_density() const;
+  /// The first absorbing node whose density is +inf under the values in the trace (the cold path of a
+  /// log_density() of +inf), or nullptr.
+  const Node* infinite_leaf() const;
   /// Whether a value evaluate() wrote, or the one saved before it, is a procedure (see resamples_procedures).
   bool changes_procedures(std::vector<Value>::const_iterator saved) const;
 
