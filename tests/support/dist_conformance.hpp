@@ -78,6 +78,16 @@ class Call {
   mutable std::vector<const Value*> ptrs_;
 };
 
+/// How many of n draws of sp(params) have a log density that is not finite: a draw that underflowed or rounded onto
+/// an endpoint where the density is +inf (or outside the support). A draw must stay where its density is finite, or
+/// the first move from it would fail (docs/inference.md, "States of infinite density").
+inline int draws_of_infinite_density(const Sp& sp, Params params, int n, Rng& rng) {
+  const Call call(sp, std::move(params));
+  int bad = 0;
+  for (int i = 0; i < n; ++i) bad += std::isfinite(call.log_density(call.simulate(rng))) ? 0 : 1;
+  return bad;
+}
+
 /// Runs f, which must throw a vnt::Error of `kind` with exactly `message` and no source position.
 template <class F>
 void check_error(F&& f, ErrorKind kind, std::string_view message) {

@@ -24,6 +24,9 @@ TEST_CASE("inv_gamma errors") {
                   "inv_gamma: argument 1 (shape) must be a number, got nil");
   Call call(sp, {num(2), num(1)});
   for (double x : {0.0, -3.0, kInf}) CHECK(call.log_density(num(x)) == -kInf);
+  // A gamma draw of a tiny shape underflows to 0 (about once in 1600 at 0.01), and scale / 0 is inf: outside.
+  Rng rng(kSeed);
+  for (double shape : {0.01, 1e-3}) CHECK(draws_of_infinite_density(sp, {num(shape), num(1)}, 20000, rng) == 0);
 }
 
 // As gamma: shape log(scale) - lgamma(shape) was inf - inf above about 1e305.
