@@ -15,7 +15,7 @@ namespace {
 
 // The source line of `s` with a caret under its first column and tildes under the rest of its span. Each column
 // takes the width it is shown with (an escaped control byte takes four), and a tab under a tab, so the caret lands
-// under its column however a terminal expands tabs. (Wide characters, e.g. CJK, still take one.)
+// under its column however a terminal expands tabs; a wide character (CJK, say) takes two.
 std::string excerpt(const SourceSpan& s) {
   std::string_view line = source_line(s.file->text, s.line);
   const size_t length = utf8_length(line);
@@ -28,9 +28,8 @@ std::string excerpt(const SourceSpan& s) {
   for (size_t i = 0; i < line.size(); ++col) {
     std::string_view column = line.substr(i, utf8_column_size(line.substr(i)));
     i += column.size();
-    std::string text = shown_column(column);
-    const size_t cells = text == column ? 1 : text.size();
-    shown += text;
+    shown += shown_column(column);
+    const size_t cells = shown_width(column);
     if (col < s.col)
       padding += column == "\t" ? std::string("\t") : std::string(cells, ' ');
     else if (col < s.col + width)

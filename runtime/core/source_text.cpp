@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "runtime/core/utf8.hpp"
 
 namespace vnt {
@@ -39,7 +41,36 @@ bool is_escaped(std::string_view column) {
          (byte(1) == 0x81 && byte(2) >= 0xA6 && byte(2) <= 0xA9);
 }
 
+/// The code point of a well-formed UTF-8 sequence.
+char32_t code_point(std::string_view seq) {
+  auto byte = [&](size_t i) { return static_cast<char32_t>(static_cast<unsigned char>(seq[i])); };
+  if (seq.size() == 1) return byte(0);
+  char32_t cp = byte(0) & (0x7F >> seq.size());
+  for (size_t i = 1; i < seq.size(); ++i) cp = (cp << 6) | (byte(i) & 0x3F);
+  return cp;
+}
+
+/// East Asian width W or F (Unicode 15, UAX #11), merged into ranges; the scattered wide symbols below U+2E80
+/// (watch, hourglass, a few dingbats) are left narrow.
+bool is_wide(char32_t cp) {
+  static constexpr std::pair<char32_t, char32_t> kWide[] = {
+      {0x1100, 0x115F},   {0x2E80, 0x303E},   {0x3041, 0x33FF},   {0x3400, 0x4DBF},   {0x4E00, 0x9FFF},
+      {0xA000, 0xA4CF},   {0xA960, 0xA97F},   {0xAC00, 0xD7A3},   {0xF900, 0xFAFF},   {0xFE10, 0xFE19},
+      {0xFE30, 0xFE6F},   {0xFF00, 0xFF60},   {0xFFE0, 0xFFE6},   {0x16FE0, 0x16FE4}, {0x17000, 0x18CFF},
+      {0x1AFF0, 0x1B2FF}, {0x1F004, 0x1F004}, {0x1F0CF, 0x1F0CF}, {0x1F18E, 0x1F18E}, {0x1F191, 0x1F19A},
+      {0x1F200, 0x1F251}, {0x1F300, 0x1F64F}, {0x1F680, 0x1F6FF}, {0x1F7E0, 0x1F7EB}, {0x1F90C, 0x1F9FF},
+      {0x1FA70, 0x1FAFF}, {0x20000, 0x2FFFD}, {0x30000, 0x3FFFD}};
+  for (const auto& [lo, hi] : kWide)
+    if (cp <= hi) return cp >= lo;
+  return false;
+}
+
 }  // namespace
+
+size_t shown_width(std::string_view column) {
+  if (is_escaped(column)) return shown_column(column).size();
+  return is_wide(code_point(column)) ? 2 : 1;
+}
 
 std::string_view source_line(std::string_view text, uint32_t line) {
   std::string_view rest = text.substr(line_start(text, line));

@@ -29,6 +29,11 @@ size_t source_offset(std::string_view text, uint32_t line, uint32_t col);
 /// character other than tab or a bidirectional control (which a terminal would act on), or a byte of malformed UTF-8.
 std::string shown_column(std::string_view column);
 
+/// The terminal cells a column of source text takes in a message, for the underline under it: the size of its
+/// escapes if shown_column() escapes it, 2 for a character of East Asian width Wide or Fullwidth (CJK, Hangul,
+/// fullwidth forms, most emoji), 1 otherwise (combining marks too: a close approximation, never an empty caret).
+size_t shown_width(std::string_view column);
+
 /// Source text as a message shows it, each column through shown_column().
 std::string shown_text(std::string_view text);
 

@@ -131,6 +131,15 @@ TEST_CASE("columns count code points and the caret lines up after multi-byte UTF
         "t.vnt:1:24: error: expected ')' to close '(' opened at 1:20, found ']'\n"
         "    1 | [predict\t(list '\xC3\xA9\xC3\xA9 (g \xC3\xA9]\n"
         "      |         \t              ^\n");
+  // A wide character takes two cells in a terminal, and two blanks or tildes under it; the column counts it once.
+  CHECK(rendered_error("[predict (list \"\xE6\x97\xA5\xE6\x9C\xAC\" (f \xE6\x97\xA5]") ==
+        "t.vnt:1:25: error: expected ')' to close '(' opened at 1:21, found ']'\n"
+        "    1 | [predict (list \"\xE6\x97\xA5\xE6\x9C\xAC\" (f \xE6\x97\xA5]\n"
+        "      |                            ^\n");
+  CHECK(rendered_error("[predict 1\xEF\xBC\x91]") ==  // a fullwidth digit one
+        "t.vnt:1:10: error: malformed number '1\xEF\xBC\x91'\n"
+        "    1 | [predict 1\xEF\xBC\x91]\n"
+        "      |          ^~~\n");
 }
 
 // What rendered_error() gives for an error at `where` ("line:col: message") on a line shown as `shown`, with the
