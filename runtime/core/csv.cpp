@@ -5,17 +5,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <iterator>
-#include <memory>
 #include <ostream>
-#include <system_error>
 
 #include "runtime/core/error.hpp"
 #include "runtime/core/interrupt.hpp"
 #include "runtime/core/source_text.hpp"
+#include "runtime/core/text_file.hpp"
 
 namespace vnt {
 namespace {
@@ -245,22 +242,7 @@ bool csv_has_records(std::string_view text, const std::string& name) {
 }
 
 CsvTable read_csv_numeric(const std::string& path, bool has_header) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) raise(ErrorKind::kIo, "cannot open '{}': {}", path, std::generic_category().message(errno));
-  std::string text;
-  size_t used = 0;
-  for (;;) {
-    text.resize(std::max<size_t>(2 * text.size(), size_t{1} << 16));
-    size_t want = text.size() - used;
-    size_t got = std::fread(text.data() + used, 1, want, file.get());
-    used += got;
-    if (got < want) break;
-  }
-  if (std::ferror(file.get())) {
-    raise(ErrorKind::kIo, "cannot read '{}': {}", path, std::generic_category().message(errno));
-  }
-  text.resize(used);
-  return parse_csv_numeric(text, path, has_header);
+  return parse_csv_numeric(read_text_file(path), path, has_header);
 }
 
 }  // namespace vnt

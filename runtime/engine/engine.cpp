@@ -3,12 +3,11 @@
 #include "runtime/engine/engine.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "parser/syntax.hpp"
 #include "runtime/core/csv.hpp"
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/core/text_file.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
@@ -442,13 +441,13 @@ void Engine::observe_csv(const Directive& d) {
   std::string path = resolve_path(d.path, d.span);
   CsvTable table;
   try {
-    std::ifstream in(path, std::ios::binary);
-    if (!in || std::filesystem::is_directory(path))
-      raise(ErrorKind::kIo, "observe_csv: cannot read '{}': {}", path,
-            std::filesystem::is_directory(path) ? "Is a directory" : std::strerror(errno));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
+    std::string text;
+    try {
+      text = read_text_file(path);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kIo) throw;  // an interrupt
+      throw Error(ErrorKind::kIo, "observe_csv: " + e.message());
+    }
     // Said here, in the words of the other observe_csv errors about the whole file (the reader's own message,
     // "path: empty file", reads like a position in the data).
     if (!csv_has_records(text, path)) raise(ErrorKind::kIo, "observe_csv: '{}' is empty (no header and no rows)", path);

@@ -2,11 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
-
 #include "runtime/core/diagnostics.hpp"
-#include "runtime/core/text_file.hpp"
 
 namespace vnt {
 namespace {
@@ -34,24 +30,6 @@ TEST_CASE("past kMaxFrames the outermost frame stays last and the others are cou
   CHECK(e.frames()[Error::kMaxFrames - 2].text == "in call to 'g'");
   CHECK(e.omitted_frames() == 21 - Error::kMaxFrames);
   CHECK(frames_of(e).find("  ... 13 more calls\n  in call to 'main'\n") != std::string::npos);
-}
-
-TEST_CASE("read_text_file: a directory or a missing file is an i/o error with the reason") {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "vnt_text_file_test_dir";
-  std::filesystem::create_directories(dir);
-  try {
-    read_text_file(dir.string());
-    FAIL("expected an error");
-  } catch (const Error& e) {
-    CHECK(e.kind() == ErrorKind::kIo);
-    CHECK(e.message() == "cannot read '" + dir.string() + "': Is a directory");
-  }
-  std::filesystem::remove(dir);
-  CHECK_THROWS_AS(read_text_file((dir / "missing.vnt").string()), Error);
-  std::filesystem::path file = std::filesystem::temp_directory_path() / "vnt_text_file_test.vnt";
-  std::ofstream(file) << "[predict 1]\n";
-  CHECK(read_text_file(file.string()) == "[predict 1]\n");
-  std::filesystem::remove(file);
 }
 
 }  // namespace

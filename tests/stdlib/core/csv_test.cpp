@@ -141,7 +141,7 @@ TEST_CASE("csv_has_records: a header or a row is a record, blank lines and a byt
 TEST_CASE("read_csv_numeric error messages") {
   TempDir dir;
   const std::string missing = dir.path("x.csv");
-  CHECK(read_error(missing) == fmt::format("cannot open '{}': No such file or directory", missing));
+  CHECK(read_error(missing) == fmt::format("cannot read '{}': No such file or directory", missing));
   CHECK(read_error(dir.path("")) == fmt::format("cannot read '{}': Is a directory", dir.path("")));
 
   std::string p = dir.write("data.csv", "a,b\n1,2\n3,abc\n");
