@@ -11,21 +11,6 @@
 
 namespace vnt {
 
-ArgBuffer::ArgBuffer(const OutputNode* out) : n_(out->operands.size()), out_(out) {
-  const Value** dst = inline_;
-  if (n_ > kInline) {
-    heap_.resize(n_);
-    dst = heap_.data();
-  }
-  for (size_t i = 0; i < n_; ++i) dst[i] = &out->operands[i]->value;
-  ptrs_ = dst;
-}
-
-ArgBuffer::ArgBuffer(const OutputNode* out, size_t index, const Value* replacement) : ArgBuffer(out) {
-  const_cast<const Value**>(ptrs_)[index] = replacement;
-  replaced_ = index;
-}
-
 std::optional<double> ArgBuffer::log_odds(size_t i) const {
   if (i == replaced_) {  // computed off the trace, by from_ if the caller said so
     const SpProcedure* p = from_ != nullptr ? primitive_at(from_) : nullptr;
@@ -67,11 +52,6 @@ std::vector<UnevalFrame>& uneval_scratch() {
 }
 
 }  // namespace
-
-const SpProcedure* primitive_at(const OutputNode* out) {
-  const Procedure& p = operator_procedure(out);
-  return p.kind() == Procedure::Kind::kPrimitive ? static_cast<const SpProcedure*>(&p) : nullptr;
-}
 
 double Detach::detach_and_extract() {
   double w = 0;

@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -21,9 +22,22 @@ class Sp;
 /// they came from (Args::log_odds re-applies an operand's primitive SP).
 class ArgBuffer final : public ArgOrigins {
  public:
-  explicit ArgBuffer(const OutputNode* out);
+  // Inline, with the operands on the stack for the usual arities: every application the walks and the sections
+  // evaluated from values make builds one, so a call and a heap vector per application were a fifth of its cost.
+  explicit ArgBuffer(const OutputNode* out) : n_(out->operands.size()), out_(out) {
+    const Value** dst = inline_;
+    if (n_ > kInline) {
+      heap_ = std::make_unique<const Value*[]>(n_);
+      dst = heap_.get();
+    }
+    for (size_t i = 0; i < n_; ++i) dst[i] = &out->operands[i]->value;
+    ptrs_ = dst;
+  }
   /// The operands with operand `index` replaced by `*replacement` (evaluating with a value not in the trace).
-  ArgBuffer(const OutputNode* out, size_t index, const Value* replacement);
+  ArgBuffer(const OutputNode* out, size_t index, const Value* replacement) : ArgBuffer(out) {
+    const_cast<const Value**>(ptrs_)[index] = replacement;
+    replaced_ = index;
+  }
   ArgBuffer(const ArgBuffer&) = delete;
   ArgBuffer& operator=(const ArgBuffer&) = delete;
   ~ArgBuffer() = default;
@@ -42,7 +56,7 @@ class ArgBuffer final : public ArgOrigins {
   static constexpr size_t kInline = 8;
   static constexpr size_t kNone = static_cast<size_t>(-1);
   const Value* inline_[kInline];
-  std::vector<const Value*> heap_;
+  std::unique_ptr<const Value*[]> heap_;
   const Value* const* ptrs_;
   size_t n_;
   const OutputNode* out_;
@@ -52,8 +66,13 @@ class ArgBuffer final : public ArgOrigins {
   const Value* from_input_ = nullptr;
 };
 
-/// The primitive SP applied at `out`, or nullptr if the operator is a compound/mem/if procedure.
-const SpProcedure* primitive_at(const OutputNode* out);
+/// The primitive SP applied at `out`, or nullptr if the operator is a compound/mem/if procedure. Throws kType if
+/// the operator's value is not a procedure (operator_procedure's message). Inline: called for every application.
+inline const SpProcedure* primitive_at(const OutputNode* out) {
+  const ProcPtr* p = std::get_if<ProcPtr>(&out->op->value);
+  const Procedure& proc = p != nullptr ? **p : operator_procedure(out);
+  return proc.kind() == Procedure::Kind::kPrimitive ? static_cast<const SpProcedure*>(&proc) : nullptr;
+}
 
 class Detach {
  public:

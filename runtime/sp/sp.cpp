@@ -6,9 +6,7 @@
 
 namespace vnt {
 
-void check_arity(std::string_view name, const Args& args, size_t lo, size_t hi) {
-  size_t n = args.size();
-  if (n >= lo && n <= hi) return;
+void throw_arity(std::string_view name, size_t n, size_t lo, size_t hi) {
   auto plural = [](size_t k) { return k == 1 ? "argument" : "arguments"; };
   if (lo == hi) raise(ErrorKind::kArity, "{}: expected {} {}, got {}", name, lo, plural(lo), n);
   if (hi == static_cast<size_t>(-1))

@@ -77,8 +77,13 @@ inline Value make_procedure(std::shared_ptr<const Sp> sp, std::unique_ptr<SpAux>
   return ProcPtr(std::make_shared<SpProcedure>(std::move(sp), std::move(aux)));
 }
 
-/// Throws kArity unless lo <= args.size() <= hi: "normal: expected 2 arguments, got 3".
-void check_arity(std::string_view name, const Args& args, size_t lo, size_t hi);
+/// Throws the kArity error of an application of `name` to n operands, not lo to hi (check_arity).
+[[noreturn]] void throw_arity(std::string_view name, size_t n, size_t lo, size_t hi);
+/// Throws kArity unless lo <= args.size() <= hi: "normal: expected 2 arguments, got 3". Inline: every
+/// application of a builtin checks it.
+inline void check_arity(std::string_view name, const Args& args, size_t lo, size_t hi) {
+  if (args.size() < lo || args.size() > hi) throw_arity(name, args.size(), lo, hi);
+}
 inline void check_arity(std::string_view name, const Args& args, size_t n) { check_arity(name, args, n, n); }
 
 }  // namespace vnt

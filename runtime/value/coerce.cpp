@@ -2,8 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/value/coerce.hpp"
 
-#include <cmath>
-
 namespace vnt {
 
 void throw_arg_type(const ArgRef& where, std::string_view expected, const Value& got) {
@@ -12,11 +10,6 @@ void throw_arg_type(const ArgRef& where, std::string_view expected, const Value&
           kind_name(got));
   raise(ErrorKind::kType, "{}: argument {} ({}) must be {}, got {}", where.proc, where.position, where.param,
         expected, kind_name(got));
-}
-
-const Eigen::VectorXd& as_vector(const Value& v, const ArgRef& where) {
-  if (auto* p = std::get_if<VectorPtr>(&v)) return **p;
-  throw_arg_type(where, "a vector", v);
 }
 
 const Eigen::MatrixXd& as_matrix(const Value& v, const ArgRef& where) {
@@ -35,16 +28,12 @@ bool as_bool(const Value& v, const ArgRef& where) {
   throw_arg_type(where, "a boolean", v);
 }
 
-int64_t as_index(const Value& v, const ArgRef& where) {
-  double d = as_double(v, where);
-  if (!(d >= 0) || d != std::floor(d) || d > 9.0e15) {
-    if (where.param.empty())
-      raise(ErrorKind::kDomain, "{}: argument {} is {}, but must be a non-negative integer", where.proc,
-            where.position, to_string(v));
-    raise(ErrorKind::kDomain, "{}: argument {} ({}) is {}, but must be a non-negative integer", where.proc,
-          where.position, where.param, to_string(v));
-  }
-  return static_cast<int64_t>(d);
+void throw_not_index(const Value& v, const ArgRef& where) {
+  if (where.param.empty())
+    raise(ErrorKind::kDomain, "{}: argument {} is {}, but must be a non-negative integer", where.proc,
+          where.position, to_string(v));
+  raise(ErrorKind::kDomain, "{}: argument {} ({}) is {}, but must be a non-negative integer", where.proc,
+        where.position, where.param, to_string(v));
 }
 
 }  // namespace vnt
