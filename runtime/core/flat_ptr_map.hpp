@@ -4,6 +4,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -64,6 +65,12 @@ class FlatPtrMap {
   }
   void reserve(size_t n) {
     if (n * 2 > slots_.size()) rehash(std::bit_ceil(n * 2 < 16 ? size_t{16} : n * 2));
+  }
+  /// Removes every entry and keeps the table (a map reused as scratch allocates nothing once grown).
+  void clear() {
+    if (used_ == 0) return;
+    std::fill(slots_.begin(), slots_.end(), Slot{});
+    size_ = used_ = 0;
   }
 
  private:

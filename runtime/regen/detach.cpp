@@ -18,7 +18,11 @@ std::optional<double> ArgBuffer::log_odds(size_t i) const {
     ArgBuffer inner(from_, from_index_, from_input_);
     return p->sp().log_odds(inner.args(p->aux()));
   }
-  const Node* n = out_->operands[i];
+  return operand_log_odds(out_, i);
+}
+
+std::optional<double> operand_log_odds(const OutputNode* out, size_t i) {
+  const Node* n = out->operands[i];
   while (n->kind == NodeKind::kLookup) n = static_cast<const LookupNode*>(n)->source;
   if (n->kind != NodeKind::kOutput) return std::nullopt;
   const auto* o = static_cast<const OutputNode*>(n);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
@@ -14,8 +15,6 @@
 
 namespace vnt {
 namespace {
-
-bool has(const std::vector<Node*>& v, const Node* n) { return std::find(v.begin(), v.end(), n) != v.end(); }
 
 /// The parents a node of the section reads its value from (not the request of a primitive, which is empty).
 template <class F>
@@ -29,6 +28,69 @@ void for_each_input(Node* n, F&& f) {
   for (Node* o : out->operands) f(o);
 }
 
+enum class Kind : uint8_t { kOther, kDeterministic, kLeaf };
+
+/// What finding a section needs besides what it keeps: the nodes met, in the order met, with their kinds, and
+/// `at`, which finds a node's place in `found` in O(1), so walking a section is linear in its size (ordering it
+/// takes a pass per level it cannot place at once). Reused by every search on a thread (a search starts none), so
+/// a search allocates only what the section keeps.
+struct Search {
+  std::vector<Node*> found;
+  std::vector<Kind> kinds;
+  FlatPtrMap<Node, uint32_t> at;
+  std::vector<uint32_t> deps, deps_end;  // the deterministic inputs of found[i]: deps[deps_end[i-1], deps_end[i])
+  std::vector<uint8_t> placed;
+  std::vector<Node*> order;
+  size_t leaves = 0;
+
+  static Search& start(Node* root) {
+    thread_local Search s;
+    s.found.assign(1, root);
+    s.kinds.clear();
+    s.at.clear();
+    s.at.reserve(16);  // short probe sequences for the usual dozen nodes (a no-op once grown)
+    s.at.emplace(root, 0);
+    s.leaves = 0;
+    return s;
+  }
+  void meet(Node* x) {
+    if (at.emplace(x, static_cast<uint32_t>(found.size()))) found.push_back(x);
+  }
+  /// `order` := the deterministic nodes in evaluation order, then the leaves. Passes over the deterministic nodes
+  /// in the order met, each placing every node whose deterministic inputs are placed (leaves keep their values):
+  /// the order sections always had, so the same error comes first where several nodes would fail. Each node's
+  /// deterministic inputs are looked up once, not at every pass.
+  void order_nodes() {
+    const size_t n = found.size();
+    deps.clear();
+    deps_end.clear();
+    for (size_t i = 0; i < n; ++i) {
+      if (kinds[i] == Kind::kDeterministic)
+        for_each_input(found[i], [&](Node* x) {
+          const uint32_t* j = at.find(x);
+          if (j != nullptr && kinds[*j] == Kind::kDeterministic) deps.push_back(*j);
+        });
+      deps_end.push_back(static_cast<uint32_t>(deps.size()));
+    }
+    placed.assign(n, 0);
+    order.clear();
+    while (order.size() + leaves < n) {
+      const size_t before = order.size();
+      for (size_t i = 0; i < n; ++i) {
+        if (kinds[i] != Kind::kDeterministic || placed[i] != 0) continue;
+        bool ready = true;
+        for (uint32_t d = i == 0 ? 0 : deps_end[i - 1]; d < deps_end[i]; ++d) ready &= placed[deps[d]] != 0;
+        if (!ready) continue;
+        placed[i] = 1;
+        order.push_back(found[i]);
+      }
+      VNT_ASSERT(order.size() > before, "a local section whose values depend on each other in a cycle");
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (kinds[i] == Kind::kLeaf) order.push_back(found[i]);
+  }
+};
+
 }  // namespace
 
 const SpProcedure* value_application(Trace& trace, BorderReach& reach, const OutputNode* out) {
@@ -39,40 +101,35 @@ const SpProcedure* value_application(Trace& trace, BorderReach& reach, const Out
   return p;
 }
 
-SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) : roots_{root} {
+SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) {
   Node* border = reach.border();
-  std::vector<Node*> found{root}, deterministic;
-  enum class Kind { kOther, kDeterministic, kLeaf };
+  roots_.reserve(4);
+  roots_.push_back(root);
+  Search& s = Search::start(root);
   auto classify = [&](Node* n) {
-    if (n->kind == NodeKind::kLookup) {
-      deterministic.push_back(n);
-      return Kind::kDeterministic;
-    }
+    if (n->kind == NodeKind::kLookup) return Kind::kDeterministic;
     if (n->kind != NodeKind::kOutput) return Kind::kOther;
     OutputNode* out = as_output(n);
     const SpProcedure* p = value_application(trace, reach, out);
     if (p == nullptr) return Kind::kOther;
-    if (p->sp().is_random()) {
-      leaves_.push_back(n);
-      return Kind::kLeaf;
-    }
-    if (out->constrained) return Kind::kOther;
-    deterministic.push_back(n);
-    return Kind::kDeterministic;
+    if (p->sp().is_random()) return Kind::kLeaf;
+    return out->constrained ? Kind::kOther : Kind::kDeterministic;
   };
   // The connected part of what follows the border: down from each node to what reads it (a random application
   // keeps its value, so what reads it is outside), up from each node to the values it reads that follow the
   // border too (another read where they meet), up to the children of the border, which are the roots.
   auto matched = [&] {
-    for (size_t i = 0; i < found.size(); ++i) {
-      Node* n = found[i];
+    for (size_t i = 0; i < s.found.size(); ++i) {
+      Node* n = s.found[i];
       const Kind kind = classify(n);
+      s.kinds.push_back(kind);
       if (kind == Kind::kOther) return false;
+      s.leaves += kind == Kind::kLeaf ? 1 : 0;
       for_each_input(n, [&](Node* x) {
         if (x == border) {
-          if (!has(roots_, n)) roots_.push_back(n);
-        } else if (!has(found, x) && reach.follows(x)) {
-          found.push_back(x);
+          if (std::find(roots_.begin(), roots_.end(), n) == roots_.end()) roots_.push_back(n);
+        } else if (!s.at.contains(x) && reach.follows(x)) {
+          s.meet(x);
         }
       });
       if (kind == Kind::kLeaf) continue;
@@ -82,85 +139,94 @@ SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) : roots_{ro
           continue;
         }
         if (c->kind == NodeKind::kPlate || (c->kind == NodeKind::kOutput && as_output(c)->op == n)) return false;
-        if (!has(found, c)) found.push_back(c);
+        s.meet(c);
       }
-      if (found.size() > kMaxNodes || roots_.size() > kMaxSectionRoots) return false;
+      if (s.found.size() > kMaxNodes || roots_.size() > kMaxSectionRoots) return false;
     }
-    return !leaves_.empty();
+    return s.leaves > 0;
   };
   if (!matched()) {
     roots_.clear();
-    leaves_.clear();
     return;
   }
-  // Evaluation order: a node once every deterministic node it reads has its value (leaves keep theirs).
-  nodes_.reserve(deterministic.size());
-  while (nodes_.size() < deterministic.size()) {
-    const size_t placed = nodes_.size();
-    for (Node* n : deterministic) {
-      if (has(nodes_, n)) continue;
-      bool ready = true;
-      for_each_input(n, [&](Node* x) { ready &= !has(deterministic, x) || has(nodes_, x); });
-      if (ready) nodes_.push_back(n);
+  s.order_nodes();
+  keep(s.order, s.leaves);
+}
+
+void SectionDag::keep(std::span<Node* const> order, size_t leaves) {
+  size_t operands = 0;
+  for (Node* x : order) operands += x->kind == NodeKind::kLookup ? 1 : as_output(x)->operands.size();
+  steps_.reserve(order.size());
+  operands_.reserve(operands);
+  for (Node* x : order) {
+    const auto first = static_cast<uint32_t>(operands_.size());
+    if (x->kind == NodeKind::kLookup) {
+      operands_.push_back(&as_lookup(x)->source->value);
+    } else {
+      for (Node* o : as_output(x)->operands) operands_.push_back(&o->value);
     }
-    VNT_ASSERT(nodes_.size() > placed, "a local section whose values depend on each other in a cycle");
+    steps_.push_back({x, first, static_cast<uint32_t>(operands_.size() - first)});
   }
+  first_leaf_ = order.size() - leaves;
+}
+
+bool SectionDag::contains(const Node* n) const {
+  return std::any_of(steps_.begin(), steps_.end(), [n](const Step& s) { return s.node == n; });
 }
 
 void SectionDag::make_inputs_fresh(Trace& trace, Node* border) const {
   if (!stale_elsewhere(trace, border)) return;
-  auto repair = [&](Node* n) {
-    for_each_input(n, [&](Node* x) {
-      if (x != border && !has(nodes_, x) && !has(leaves_, x)) ensure_fresh(trace, x, border);
+  for (const Step& s : steps_)
+    for_each_input(s.node, [&](Node* x) {
+      if (x != border && !contains(x)) ensure_fresh(trace, x, border);
     });
-  };
-  for (Node* n : nodes_) repair(n);
-  for (Node* n : leaves_) repair(n);
 }
 
 void SectionDag::save(std::vector<Value>& out) const {
-  for (Node* n : nodes_) out.push_back(n->value);
+  for (const Step& s : deterministic()) out.push_back(s.node->value);
 }
 
 void SectionDag::restore(std::vector<Value>::iterator saved) const {
-  for (Node* n : nodes_) n->value = std::move(*saved++);
+  for (const Step& s : deterministic()) s.node->value = std::move(*saved++);
 }
 
 void SectionDag::evaluate() const {
   Rng unused(0);  // deterministic SPs draw nothing
-  for (Node* n : nodes_) {
-    if (n->kind == NodeKind::kLookup) {
-      n->value = as_lookup(n)->source->value;
+  for (const Step& s : deterministic()) {
+    std::span<const Value* const> in = inputs(s);
+    if (s.node->kind == NodeKind::kLookup) {
+      s.node->value = *in[0];
       continue;
     }
-    OutputNode* out = as_output(n);
-    ArgBuffer args(out);
-    n->value = primitive_at(out)->sp().simulate(args.args(nullptr), unused);
+    const OutputNode* out = as_output(s.node);
+    const TraceOrigins origins(out);
+    s.node->value = primitive_at(out)->sp().simulate(Args(in, nullptr, &origins), unused);
   }
 }
 
 double SectionDag::log_density() const {
   double sum = 0;
-  for (Node* n : leaves_) {
-    OutputNode* out = as_output(n);
-    ArgBuffer args(out);
-    sum += primitive_at(out)->sp().log_density(n->value, args.args(nullptr));
+  for (const Step& s : leaves()) {
+    const OutputNode* out = as_output(s.node);
+    const TraceOrigins origins(out);
+    sum += primitive_at(out)->sp().log_density(s.node->value, Args(inputs(s), nullptr, &origins));
   }
   return sum;
 }
 
 const Node* SectionDag::infinite_leaf() const {
-  for (Node* n : leaves_) {
-    OutputNode* out = as_output(n);
-    ArgBuffer args(out);
-    if (primitive_at(out)->sp().log_density(n->value, args.args(nullptr)) == kPosInf) return n;
+  for (const Step& s : leaves()) {
+    const OutputNode* out = as_output(s.node);
+    const TraceOrigins origins(out);
+    if (primitive_at(out)->sp().log_density(s.node->value, Args(inputs(s), nullptr, &origins)) == kPosInf)
+      return s.node;
   }
   return nullptr;
 }
 
 bool SectionDag::changes_procedures(std::vector<Value>::const_iterator saved) const {
-  for (Node* n : nodes_)
-    if (is_procedure(n->value) || is_procedure(*saved++)) return true;
+  for (const Step& s : deterministic())
+    if (is_procedure(s.node->value) || is_procedure(*saved++)) return true;
   return false;
 }
 

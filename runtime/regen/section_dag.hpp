@@ -6,7 +6,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "runtime/value/value.hpp"
@@ -36,7 +38,7 @@ class SectionDag {
   /// A section that is not evaluable, with its roots (section_group's), for the general path.
   explicit SectionDag(std::vector<Node*> roots) : roots_(std::move(roots)) {}
 
-  bool evaluable() const { return !leaves_.empty(); }
+  bool evaluable() const { return first_leaf_ < steps_.size(); }
   const std::vector<Node*>& roots() const { return roots_; }
 
   /// Repairs what the section reads besides the border and its own nodes (operands fed by other borders' stale
@@ -58,9 +60,25 @@ class SectionDag {
   bool changes_procedures(std::vector<Value>::const_iterator saved) const;
 
  private:
+  // A node evaluate() writes (a lookup or a deterministic application) or log_density() scores (a leaf), and
+  // where the values it reads are. An application's operand nodes never change (a new edge is a new node), so
+  // their values' addresses are found once: a visit reads neither the operand lists nor the operand nodes.
+  struct Step {
+    Node* node;
+    uint32_t first;  // its inputs' values: operands_[first, first + count); a lookup has one, its source's
+    uint32_t count;
+  };
+  std::span<const Step> deterministic() const { return {steps_.data(), first_leaf_}; }
+  std::span<const Step> leaves() const { return std::span<const Step>(steps_).subspan(first_leaf_); }
+  std::span<const Value* const> inputs(const Step& s) const { return {operands_.data() + s.first, s.count}; }
+  /// Takes the nodes in evaluation order, then its `leaves` random applications, and where their inputs are.
+  void keep(std::span<Node* const> order, size_t leaves);
+  bool contains(const Node* n) const;
+
   std::vector<Node*> roots_;
-  std::vector<Node*> nodes_;   // deterministic, in evaluation order
-  std::vector<Node*> leaves_;  // random applications that absorb the change
+  std::vector<Step> steps_;  // the deterministic nodes in evaluation order, then the random applications
+  std::vector<const Value*> operands_;
+  size_t first_leaf_ = 0;
 };
 
 }  // namespace vnt

@@ -66,6 +66,21 @@ class ArgBuffer final : public ArgOrigins {
   const Value* from_input_ = nullptr;
 };
 
+/// Operand i's log-odds (Args::log_odds) when it is its node's value in the trace: the primitive SP that computed it
+/// (through lookups) applied again to the values in the trace, asked for its log-odds; nullopt if none has them.
+std::optional<double> operand_log_odds(const OutputNode* out, size_t i);
+
+/// The origins of `out`'s operands for Args over their values in the trace gathered once, not by an ArgBuffer at
+/// each application (SectionDag applies the same nodes at every visit): Args::log_odds answers as an ArgBuffer's.
+class TraceOrigins final : public ArgOrigins {
+ public:
+  explicit TraceOrigins(const OutputNode* out) : out_(out) {}
+  std::optional<double> log_odds(size_t i) const override { return operand_log_odds(out_, i); }
+
+ private:
+  const OutputNode* out_;
+};
+
 /// The primitive SP applied at `out`, or nullptr if the operator is a compound/mem/if procedure. Throws kType if
 /// the operator's value is not a procedure (operator_procedure's message). Inline: called for every application.
 inline const SpProcedure* primitive_at(const OutputNode* out) {
