@@ -151,7 +151,16 @@ std::string block_problem(const BlockChoice& choice, BorderInfo& info) {
 class Transition {
  public:
   Transition(Trace& t, const BlockSpec& spec, const SubsampledOptions& o, SubsampledState& st)
-      : t_(t), spec_(spec), opts_(o), st_(st) {}
+      : t_(t), spec_(spec), opts_(o), st_(st), chain_values_(st.chain_values), saved_(st.saved_values) {
+    chain_values_.clear();
+    saved_.clear();
+  }
+  ~Transition() {  // the buffers keep their memory, not the values (a vector each may hold)
+    chain_values_.clear();
+    saved_.clear();
+  }
+  Transition(const Transition&) = delete;
+  Transition& operator=(const Transition&) = delete;
 
   bool run(const BlockChoice& choice, Node* v, const BorderInfo& info);
   /// Exact MH through the partition (eps = 0, sections in order): the decision of Eq. 4 by Eq. 5.
@@ -195,13 +204,13 @@ class Transition {
   std::vector<Section> visited_;
   FlatPtrMap<Node, double> shares_;  // roots of sections with several, not drawn yet: their share of its l
   std::vector<SectionChain> chains_;  // sections evaluated from values alone (nothing to undo)
-  std::vector<Value> chain_values_;   // their new link values, in order
+  std::vector<Value>& chain_values_;  // their new link values, in order
   struct InPlace {
     std::shared_ptr<const SectionDag> dag;
     size_t saved;  // where its values before the transition start in saved_
   };
   std::vector<InPlace> in_place_;  // sections evaluated in place (SectionDag)
-  std::vector<Value> saved_;
+  std::vector<Value>& saved_;
   std::vector<PlateVisit> plates_;
   size_t plate_rows_ = 0;
   std::vector<size_t> swap_with_;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/core/rng.hpp"
 #include "runtime/infer/austerity/t_quantile_cache.hpp"
@@ -57,6 +58,10 @@ class SubsampledState {
   ChainCache& chains() { return chains_; }
   SubsampledStats stats;
   bool fallback_reported = false;  // the fallback to exact mh is reported once per kernel
+  /// Filled and emptied by each transition, kept allocated across them (growing them anew at every transition
+  /// moved each value about once more): the new values of section chains, the old values of sections evaluated
+  /// in place.
+  std::vector<Value> chain_values, saved_values;
 
  private:
   struct Refusal {
