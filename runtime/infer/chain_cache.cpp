@@ -24,14 +24,9 @@ void ChainCache::end(Trace& trace, bool procedures) {
 
 const SectionChain* ChainCache::find(const Node* root) const {
   const Entry* e = chains_.find(root);
-  if (e == nullptr || e->window != window_ || e->not_a_chain) return nullptr;
+  if (e == nullptr || e->window != window_) return nullptr;
   ++hits_;
   return &e->chain;
-}
-
-bool ChainCache::not_a_chain(const Node* root) const {
-  const Entry* e = chains_.find(root);
-  return e != nullptr && e->window == window_ && e->not_a_chain;
 }
 
 const std::shared_ptr<const SectionDag>* ChainCache::section(const Node* root) const {
@@ -43,6 +38,6 @@ void ChainCache::put_section(std::shared_ptr<const SectionDag> section) {
   for (Node* r : section->roots()) sections_[r] = Section{window_, section};
 }
 
-void ChainCache::put(Node* root, const SectionChain& chain) { chains_[root] = Entry{window_, false, chain}; }
+void ChainCache::put(Node* root, const SectionChain& chain) { chains_[root] = Entry{window_, chain}; }
 
 }  // namespace vnt

@@ -30,12 +30,9 @@ class ChainCache {
   /// The chain matched at `root` since the cache was last invalidated, or nullptr.
   const SectionChain* find(const Node* root) const;
   void put(Node* root, const SectionChain& chain);
-  /// Whether `root` was found not to be a chain since then (a section with several roots, say: matching fails
-  /// only after reading most of it, at every visit).
-  bool not_a_chain(const Node* root) const;
-  void put_not_a_chain(Node* root) { chains_[root] = Entry{window_, true, SectionChain()}; }
   /// The section `root` belongs to, if it is not a chain and was found since then (SectionDag, or section_group's
-  /// roots for one that is not evaluable in place).
+  /// roots for one that is not evaluable in place). A root found here is not matched as a chain again (a section
+  /// with several roots fails to match only after reading most of it).
   const std::shared_ptr<const SectionDag>* section(const Node* root) const;
   void put_section(std::shared_ptr<const SectionDag> section);
   /// Chains found (for tests: a cache that is never hit proves nothing).
@@ -44,7 +41,6 @@ class ChainCache {
  private:
   struct Entry {
     uint64_t window = 0;  // entries of older windows are invalid: forgetting is O(1), an entry is overwritten
-    bool not_a_chain = false;
     SectionChain chain;
   };
   uint64_t trace_ = 0;

@@ -384,11 +384,12 @@ double Transition::visit(Node* root) {
   const SectionChain* chain = st_.chains().find(root);
   SectionChain matched;
   const bool found = chain != nullptr;
-  if (!found && !st_.chains().not_a_chain(root)) {
-    if (matched.match(t_, reach_, root))
+  std::shared_ptr<const SectionDag> dag;  // the section of a root that is not a chain, found before
+  if (!found) {
+    if (const auto* known = st_.chains().section(root))
+      dag = *known;
+    else if (matched.match(t_, reach_, root))
       chain = &matched;
-    else
-      st_.chains().put_not_a_chain(root);
   }
   if (chain != nullptr) {
     chain->make_inputs_fresh(t_, border_);  // before it is cached: it may note that its inputs are constants
@@ -406,8 +407,6 @@ double Transition::visit(Node* root) {
     ++st_.stats.sections_visited;
     return *share;
   }
-  std::shared_ptr<const SectionDag> dag;
-  if (const auto* known = st_.chains().section(root)) dag = *known;
   std::optional<SectionGroup> group;
   if (dag == nullptr) {
     auto section = std::make_shared<const SectionDag>(t_, reach_, root);
