@@ -158,6 +158,12 @@ void append_name(fmt::memory_buffer& buf, const std::string& s) {
 
 }  // namespace
 
+std::string csv_header_cell(const std::string& name) {
+  fmt::memory_buffer buf;
+  append_name(buf, name);
+  return fmt::to_string(buf);
+}
+
 void write_csv(std::ostream& os, const std::vector<std::string>& header,
                const std::vector<std::vector<double>>& rows) {
   fmt::memory_buffer buf;

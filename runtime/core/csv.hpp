@@ -24,6 +24,9 @@ struct CsvTable {
 void write_csv(std::ostream& os, const std::vector<std::string>& header,
                const std::vector<std::vector<double>>& rows);
 
+/// One name as write_csv writes it in a header: quoted as described there when it needs to be, else as it is.
+std::string csv_header_cell(const std::string& name);
+
 /// Parses CSV text whose cells are all numbers (the first record being names if `has_header`).
 /// Accepts '\n', "\r\n" and a lone '\r' (old Mac spreadsheets) as line breaks, a missing or extra final
 /// newline, blank lines (skipped), spaces around cells, RFC 4180 quoting, a leading '+', and nan/inf. Every row

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "runtime/core/csv.hpp"
+
 namespace vnt {
 
 void Draws::add_row(const std::vector<std::pair<std::string, double>>& cells) {
@@ -60,20 +62,9 @@ std::vector<double> Draws::present(size_t i) const {
   return out;
 }
 
-namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-}  // namespace
-
 void Draws::write_csv(std::ostream& out) const {
   if (columns_.empty()) return;
-  for (size_t c = 0; c < columns_.size(); ++c) out << (c ? "," : "") << csv_field(columns_[c]);
+  for (size_t c = 0; c < columns_.size(); ++c) out << (c ? "," : "") << csv_header_cell(columns_[c]);
   out << '\n';
   for (size_t r = 0; r < rows_; ++r) {
     for (size_t c = 0; c < columns_.size(); ++c) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "runtime/core/csv.hpp"
 #include "runtime/engine/draws.hpp"
 
 namespace vnt {
@@ -39,6 +40,20 @@ TEST_CASE("a NaN draw is a value: written as nan, kept by present(), not dropped
   std::ostringstream after;
   d.write_csv(after);
   CHECK(after.str() == "a,c\n1.5,\n,nan\n");
+}
+
+TEST_CASE("a column name with a line break is quoted, a lone CR too: the CSV reads back with one header line") {
+  // A collect expression spread over lines is named by its source text, line breaks included, and a .vnt file
+  // may end its lines in a lone CR (docs/language.md). Unquoted, "(+ x\r 1)" split the header line in two.
+  Draws d;
+  d.add_row({{"(+ x\r 1)", 1}, {"(+ x\r\n 2)", 2}, {"(+ x\n 3)", 3}, {"y", 4}});
+  std::ostringstream csv;
+  d.write_csv(csv);
+  CHECK(csv.str() == "\"(+ x\r 1)\",\"(+ x\r\n 2)\",\"(+ x\n 3)\",y\n1,2,3,4\n");
+  CsvTable t = parse_csv_numeric(csv.str(), "draws.csv", true);
+  CHECK(t.header == std::vector<std::string>{"(+ x\r 1)", "(+ x\r\n 2)", "(+ x\n 3)", "y"});
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0] == std::vector<double>{1, 2, 3, 4});
 }
 
 }  // namespace
