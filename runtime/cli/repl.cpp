@@ -7,6 +7,7 @@
 #include <csignal>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #ifdef VNT_HAVE_LIBEDIT
@@ -20,35 +21,51 @@
 namespace vnt::cli {
 namespace {
 
-/// Whether the input is a bracket still open, so another line is read (strings and comments are skipped).
+/// Whether the input read so far leaves a bracket open, so another line is read (strings and comments are skipped).
 /// A closing bracket that does not match the innermost open one, or a '[' inside an open bracket, ends the input:
 /// the parser then reports it, rather than the REPL waiting for a closer that can never balance the input (and
 /// swallowing every directive typed meanwhile). A label (`name:`) ending the input waits for its directive too.
-bool needs_more_input(const std::string& text) {
-  std::string open;  // the closers expected, innermost last
-  bool in_string = false;
-  char last = 0;  // the last character outside strings, comments and whitespace
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c != ';' && c != ' ' && c != '\t' && c != '\r' && c != '\n') last = c;
-    if (c == '"') in_string = true;
-    else if (c == ';') while (i < text.size() && text[i] != '\n') ++i;
-    else if (c == '(') open += ')';
-    else if (c == '[' && !open.empty()) return false;  // directives never nest: the parser reports the open one
-    else if (c == '[') open += ']';
-    else if (c == '{') open += '}';
-    else if (c == ')' || c == ']' || c == '}') {
-      if (open.empty() || open.back() != c) return false;
-      open.pop_back();
+/// The scan goes on from where the previous line left it, so a directive of n lines costs O(n), not O(n^2).
+class OpenBrackets {
+ public:
+  void add(std::string_view text) {
+    for (char c : text) {
+      if (ended_) return;
+      if (skip_) {  // the character after a backslash in a string
+        skip_ = false;
+      } else if (in_string_) {
+        if (c == '\\') skip_ = true;
+        else if (c == '"') in_string_ = false;
+      } else if (in_comment_) {
+        in_comment_ = c != '\n';
+      } else {
+        scan(c);
+      }
     }
   }
-  return !open.empty() || last == ':';
-}
+  bool needs_more() const { return !ended_ && (!open_.empty() || last_ == ':'); }
+  void clear() { *this = OpenBrackets(); }
+
+ private:
+  void scan(char c) {
+    if (c != ';' && c != ' ' && c != '\t' && c != '\r' && c != '\n') last_ = c;
+    if (c == '"') in_string_ = true;
+    else if (c == ';') in_comment_ = true;
+    else if (c == '(') open_ += ')';
+    else if (c == '[' && !open_.empty()) ended_ = true;  // directives never nest: the parser reports the open one
+    else if (c == '[') open_ += ']';
+    else if (c == '{') open_ += '}';
+    else if (c == ')' || c == ']' || c == '}') {
+      if (open_.empty() || open_.back() != c) ended_ = true;
+      else open_.pop_back();
+    }
+  }
+
+  std::string open_;  // the closers expected, innermost last
+  bool in_string_ = false, in_comment_ = false, skip_ = false;
+  bool ended_ = false;  // a bracket that cannot balance: the input ends here
+  char last_ = 0;       // the last character outside strings, comments and whitespace
+};
 
 // Set by Ctrl-C; the engine stops a running [infer] when it sees it, and the session goes on.
 std::atomic<bool> interrupt_requested{false};
@@ -115,10 +132,13 @@ int run_repl(const Options& o) {
     if (rc != 0) status = rc;
   };
   std::string buffer, line;
+  OpenBrackets brackets;
   while (read_line(buffer.empty() ? "vnt> " : "...> ", interactive, line)) {
+    line += '\n';
     buffer += line;
-    buffer += '\n';
-    if (needs_more_input(buffer)) continue;
+    brackets.add(line);
+    if (brackets.needs_more()) continue;
+    brackets.clear();
     run(std::exchange(buffer, {}));
   }
   // Input still open at end of file is run too, so that the parser reports what is missing.

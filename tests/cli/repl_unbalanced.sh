@@ -26,4 +26,13 @@ expect_eq "the complete input before it ran" "1" "$OUT"
 expect_eq "input left open at end of file is reported" \
   "<repl:2>:1:10: error: unexpected end of input: expected ')' to close '(' opened at 1:10" "$(first_line "$ERR")"
 
+# A directive of many lines is read in time linear in its size: the brackets of the lines read so far are not
+# scanned again for each new line (100 000 lines took 20 s, quadratically, and a piped file left open near its
+# start looked like a hang).
+awk 'BEGIN { print "[predict (+ 0"; for (i = 0; i < 100000; ++i) print " 1 ; a comment ( ["; print ")]" }' \
+  >long_directive.txt
+IN=long_directive.txt run
+expect_rc 0 "a directive of 100 000 lines"
+expect_eq "a directive of 100 000 lines is read whole" "100000" "$OUT"
+
 finish
