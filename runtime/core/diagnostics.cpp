@@ -48,9 +48,11 @@ std::string span_location(const SourceSpan& span) {
   return fmt::format("{}:{}:{}", span.file->name, span.line, span.col);
 }
 
+std::string shown_message(const Error& e) { return shown_text(e.message()); }
+
 std::string render_error_line(const Error& e) {
-  if (!e.has_span()) return fmt::format("error: {}", e.message());
-  return fmt::format("{}: error: {}", span_location(e.span()), e.message());
+  if (!e.has_span()) return fmt::format("error: {}", shown_message(e));
+  return fmt::format("{}: error: {}", span_location(e.span()), shown_message(e));
 }
 
 std::string render_error(const Error& e) {
@@ -61,7 +63,7 @@ std::string render_error(const Error& e) {
   for (size_t i = 0; i < frames.size(); ++i) {
     if (i + 1 == frames.size() && e.omitted_frames() > 0)
       out += fmt::format("  ... {} more call{}\n", e.omitted_frames(), e.omitted_frames() == 1 ? "" : "s");
-    out += fmt::format("  {}", frames[i].text);
+    out += fmt::format("  {}", shown_text(frames[i].text));
     if (frames[i].repeats > 1) out += fmt::format(" (repeated {} times)", frames[i].repeats);
     out += '\n';
   }

@@ -11,6 +11,10 @@ namespace vnt {
 /// Full multi-line rendering (first line, source excerpt with caret, call frames).
 std::string render_error(const Error& e);
 
+/// The message as every rendering shows it: control characters, bidirectional controls and malformed UTF-8 as
+/// `\xNN` (shown_text), since names from a program or from C++ strings reach messages as they are.
+std::string shown_message(const Error& e);
+
 /// Only the first line: "file:line:col: error: message" (or "error: message" without a span).
 std::string render_error_line(const Error& e);
 

@@ -69,7 +69,8 @@ std::string to_string(const Value& v) {
     std::string operator()(const Nil&) const { return "nil"; }
     std::string operator()(bool b) const { return b ? "true" : "false"; }
     std::string operator()(double x) const { return number_to_string(x); }
-    std::string operator()(const Symbol& s) const { return std::string(s.str()); }
+    // Controls, bidi overrides and malformed bytes as \\xNN, as in a string: printed raw, a terminal acts on them.
+    std::string operator()(const Symbol& s) const { return shown_text(s.str()); }
     std::string operator()(const StringPtr& s) const { return quote_string(*s); }
     std::string operator()(const ListPtr& l) const {
       std::string out = "(";

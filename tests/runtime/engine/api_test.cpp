@@ -154,6 +154,17 @@ TEST_CASE("errors throw vnt::RuntimeError with kind, location and message; the r
   CHECK(rt.sample("(+ a b)").as_double() == 3.0);
 }
 
+TEST_CASE("a name with a control character is escaped in message() and what(), as in the source line") {
+  // Names reach messages from C++ strings too (observe_apply, forget, report); a NUL or an ESC in them came out raw.
+  vnt::Runtime rt;
+  vnt::RuntimeError e = error_of([&] { rt.observe_apply(std::string("nor\0mal", 7), {0.0, 1.0}, 1.0); });
+  CHECK(e.message() == "unbound symbol 'nor\\x00mal'");
+  CHECK(std::string(e.what()).find("unbound symbol 'nor\\x00mal'") != std::string::npos);
+  CHECK(error_of([&] { rt.forget("a\x1b" "c"); }).message() == "forget: no directive labelled 'a\\x1bc'");
+  CHECK(error_of([&] { rt.report("\xff"); }).message() == "no directive labelled '\\xff'");
+  CHECK(rt.sample("(quote a\x1b" "c)").to_string() == "a\\x1bc");
+}
+
 TEST_CASE("Options.params fill {name}; a missing one is a parameter error") {
   vnt::Options options;
   options.params = {{"n", "5"}, {"flag", "true"}, {"steps", "7"}};
