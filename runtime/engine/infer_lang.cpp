@@ -225,8 +225,10 @@ InferOp compile_subsampled(const Syntax& s) {
   std::vector<std::string> given;  // an option given twice, with two values: which one was meant?
   for (++i; i < a.size(); i += 2) {
     const Syntax& key = unquote(a[i]);
-    if (key.kind != Syntax::Kind::kSymbol || i + 1 >= a.size())
-      bad(a[i], "subsampled_mh: options come in pairs: 'k0 K or 'fallback 'mh");
+    if (i + 1 >= a.size()) bad(a[i], "subsampled_mh: options come in pairs: 'k0 K or 'fallback 'mh");
+    if (key.kind != Syntax::Kind::kSymbol)  // a pair whose name is a number or a string: not a missing value
+      bad(a[i], fmt::format("subsampled_mh: an option name must be a symbol such as 'k0, got {}",
+                            parser::span_text(a[i].span)));
     if (std::find(given.begin(), given.end(), key.text) != given.end())
       bad(a[i], fmt::format("subsampled_mh: option '{}' is given twice", key.text));
     given.push_back(key.text);
