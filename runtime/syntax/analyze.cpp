@@ -278,6 +278,10 @@ Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& pa
     raise_at(d.keyword_span, ErrorKind::kSyntax,
              "unknown directive '{}' (expected assume, observe, observe_csv, predict, infer, sample or forget)", k);
   }
+  // A label names what forget and report can find, or a printed value: one on these would be silently dropped.
+  if (!d.label.empty() && (out.kind == Directive::Kind::kInfer || out.kind == Directive::Kind::kForget))
+    raise_at(d.label_span, ErrorKind::kSyntax,
+             "{}: cannot carry a label (a label names an assume, observe, observe_csv, predict or sample)", k);
   return out;
 }
 
