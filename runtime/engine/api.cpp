@@ -222,6 +222,8 @@ Datum Runtime::report(std::string_view label) const {
   return guarded([&] { return to_datum(im.engine.report(std::string(label))); });
 }
 
+std::vector<std::string> Runtime::take_warnings() { return impl("take_warnings").engine.trace().take_warnings(); }
+
 std::vector<std::string> Runtime::draw_columns() const { return impl("draw_columns").engine.draws().columns(); }
 
 std::vector<double> Runtime::draws(std::string_view column) const {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <numeric>
 
+#include "runtime/core/source_text.hpp"
 #include "runtime/sp/sp.hpp"
 #include "runtime/syntax/expr.hpp"
 #include "runtime/trace/plate.hpp"
@@ -113,6 +114,25 @@ std::vector<uint32_t>& Trace::section_order(Node* border, size_t n) {
   order.resize(n);
   std::iota(order.begin() + static_cast<std::ptrdiff_t>(from), order.end(), static_cast<uint32_t>(from));
   return order;
+}
+
+void Trace::warn(const std::string& message) {
+  const std::string shown = shown_text(message);
+  if (warning_sink_)
+    warning_sink_(shown);
+  else if (warnings_.size() < kMaxWarnings)
+    warnings_.push_back(shown);
+  else
+    ++warnings_dropped_;  // an embedding that never takes them must not grow without bound
+}
+
+std::vector<std::string> Trace::take_warnings() {
+  std::vector<std::string> out = std::move(warnings_);
+  warnings_.clear();
+  if (warnings_dropped_ > 0)
+    out.push_back(fmt::format("... and {} more warning{}", warnings_dropped_, warnings_dropped_ == 1 ? "" : "s"));
+  warnings_dropped_ = 0;
+  return out;
 }
 
 Node* Trace::global(std::string_view name) const {

@@ -129,15 +129,14 @@ class Trace {
   void set_max_eval_depth(int d) { max_eval_depth_ = d; }
 
   /// Diagnostics that are not errors (e.g. a kernel falling back to exact mh) go to this sink; the library
-  /// never prints. Without a sink they are kept in warnings().
+  /// never prints. Without a sink they are kept in warnings(), at most kMaxWarnings (the others are counted).
+  /// Shown as messages are: control characters in a name are escaped.
   void set_warning_sink(std::function<void(const std::string&)> sink) { warning_sink_ = std::move(sink); }
-  void warn(const std::string& message) {
-    if (warning_sink_)
-      warning_sink_(message);
-    else
-      warnings_.push_back(message);
-  }
-  std::vector<std::string>& warnings() { return warnings_; }
+  void warn(const std::string& message);
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  /// The warnings kept, and a last line counting those that were not, oldest first; clears them.
+  std::vector<std::string> take_warnings();
+  static constexpr size_t kMaxWarnings = 1000;
 
   const Value& branch_procedure() const { return branch_; }
   const Sp* scope_include_sp() const { return scope_include_sp_; }
@@ -157,6 +156,7 @@ class Trace {
   Value branch_;
   std::function<void(const std::string&)> warning_sink_;
   std::vector<std::string> warnings_;
+  size_t warnings_dropped_ = 0;
   const Sp* scope_include_sp_ = nullptr;
   size_t live_nodes_ = 0;
   int eval_depth_ = 0;

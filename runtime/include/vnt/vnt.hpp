@@ -124,6 +124,9 @@ class Runtime {
   /// The kernel report of every inference program run so far, in order (including kernels of a failed
   /// infer that had started running). Empty before any infer.
   std::vector<KernelReport> kernel_reports() const;
+  /// Diagnostics that are not errors (e.g. "subsampled_mh ...: falling back to exact mh: ..."), oldest first, since
+  /// the last call, which clears them. At most 1000 are kept between calls; the last line then counts the others.
+  std::vector<std::string> take_warnings();
 
   /// Stops the call that is running. An inference program stops between two transitions, with RuntimeError
   /// (kind "inference error") "interrupted (Runtime::interrupt): the transitions made before it are kept", keeping

@@ -432,6 +432,29 @@ TEST_CASE("a failed call does not make a kernel on a scope only it names legal")
   rt.infer("(mh q one 1)");
 }
 
+// Warnings (a subsampled_mh falling back to exact mh, once per infer) reach the API through take_warnings, shown as
+// messages are (the ESC in the scope's name escaped); an embedding that never takes them keeps at most 1000.
+TEST_CASE("take_warnings returns the warnings since the last call, escaped, and at most kMaxWarnings are kept") {
+  vnt::Runtime rt;
+  rt.execute(
+      "[assume w (scope_include 'w\x1b 0 (normal 0 1))]"
+      "[assume f (lambda (x) (normal (if (> w x) 1 2) 1))]"
+      "[observe (f 1) 0.5] [observe (f 2) 1.5] [observe (f 3) 2.0]");
+  CHECK(rt.take_warnings().empty());
+  rt.infer("(subsampled_mh w\x1b all 2 0.1 'drift 0.1 3 'fallback 'mh)");
+  std::vector<std::string> w = rt.take_warnings();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0] == "<api:1>:1:1: subsampled_mh: scope 'w\\x1b' cannot be subsampled (a local section changes the "
+               "structure of the trace); using exact mh");
+  CHECK(rt.take_warnings().empty());
+  for (size_t i = 0; i < 1002; ++i) rt.infer("(subsampled_mh w\x1b all 2 0.1 'drift 0.1 1 'fallback 'mh)");
+  w = rt.take_warnings();
+  REQUIRE(w.size() == 1001);
+  CHECK(w[999].rfind("<api:1001>:1:1: subsampled_mh: scope 'w\\x1b' cannot be subsampled", 0) == 0);
+  CHECK(w[1000] == "... and 2 more warnings");
+  CHECK(rt.take_warnings().empty());
+}
+
 TEST_CASE("a moved-from Runtime throws on every method, and can still be destroyed and assigned to") {
   vnt::Runtime a(seeded(3));
   a.assume("m", "(normal 0 1)");
@@ -456,6 +479,7 @@ TEST_CASE("a moved-from Runtime throws on every method, and can still be destroy
   moved_from([&] { a.draws("m"); }, "draws");
   moved_from([&] { a.draw_rows(); }, "draw_rows");
   moved_from([&] { a.kernel_reports(); }, "kernel_reports");
+  moved_from([&] { a.take_warnings(); }, "take_warnings");
   // The runtime that took the state has it, outputs included (they used to go to the moved-from object).
   CHECK(b.report("m").is_number());
   std::vector<vnt::Datum> out = b.execute("[predict 2]");
