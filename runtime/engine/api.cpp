@@ -140,7 +140,8 @@ std::vector<Datum> Runtime::execute(std::string_view program, std::string_view s
   Impl& im = impl("execute");
   im.outputs.clear();
   guarded([&] {
-    im.engine.run_source(source(source_name, program));
+    // An empty name would locate errors as ":1:9".
+    im.engine.run_source(source(source_name.empty() ? "<api>" : source_name, program));
     return 0;
   });
   return std::move(im.outputs);

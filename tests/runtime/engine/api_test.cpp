@@ -137,6 +137,8 @@ TEST_CASE("errors throw vnt::RuntimeError with kind, location and message; the r
   CHECK(!e.message().empty());
   CHECK(std::string(e.what()).find("m.vnt:1:11") != std::string::npos);
   CHECK(std::string(e.what()).find(e.message()) != std::string::npos);
+  // An empty source name is taken as the default one, not printed as nothing (":1:11").
+  CHECK(error_of([&] { rt.execute("[assume x (normal 0 -1)]", ""); }).location() == "<api>:1:11");
   // Nothing of the failed directive stays; the runtime is usable.
   CHECK(error_of([&] { rt.report("x"); }).kind() == "name error");
   CHECK(rt.execute("[predict (+ a 1)]").at(0).as_double() == 2.0);
