@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/source_text.hpp"
+#include "runtime/core/utf8.hpp"
 
 namespace vnt {
 namespace {
@@ -148,6 +150,32 @@ ColumnSummary summarize(std::string name, std::span<const double> xs) {
   return s;
 }
 
+namespace {
+
+/// A column's name as the table shows it: on one line (a name is its expression's source text, which may span
+/// lines: each run of white space becomes one space), escaped as messages are, and the cells it takes.
+std::pair<std::string, size_t> table_name(std::string_view name) {
+  std::string one_line;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const bool space = name[i] == ' ' || name[i] == '\t' || name[i] == '\n' || name[i] == '\r';
+    if (!space)
+      one_line += name[i];
+    else if (one_line.empty() || one_line.back() != ' ')
+      one_line += ' ';
+  }
+  std::string shown;
+  size_t cells = 0;
+  for (size_t i = 0; i < one_line.size();) {
+    const std::string_view column = std::string_view(one_line).substr(i, utf8_column_size(one_line.substr(i)));
+    shown += shown_column(column);
+    cells += shown_width(column);
+    i += column.size();
+  }
+  return {shown, cells};
+}
+
+}  // namespace
+
 std::string format_summary_table(std::span<const ColumnSummary> rows) {
   constexpr size_t kCols = 7;
   // NaN prints as "nan" whatever its sign bit (inf - inf gives -nan), as values print.
@@ -157,18 +185,24 @@ std::string format_summary_table(std::span<const ColumnSummary> rows) {
   auto count = [](double x) { return std::isfinite(x) ? fmt::format("{:.0f}", x) : fmt::format("{}", x); };
 
   std::vector<std::array<std::string, kCols>> cells;
+  std::vector<size_t> name_cells;  // a name's width in terminal cells, which its bytes are not (é, 日, escapes)
   cells.push_back({"name", "mean", "sd", "5%", "50%", "95%", "ess"});
+  name_cells.push_back(4);
   for (const ColumnSummary& r : rows) {
+    auto [name, name_width] = table_name(r.name);
     cells.push_back(
-        {r.name, number(r.mean), number(r.sd), number(r.q05), number(r.q50), number(r.q95), count(r.ess)});
+        {std::move(name), number(r.mean), number(r.sd), number(r.q05), number(r.q50), number(r.q95), count(r.ess)});
+    name_cells.push_back(name_width);
   }
   std::array<size_t, kCols> width{};
-  for (const auto& line : cells) {
-    for (size_t c = 0; c < kCols; ++c) width[c] = std::max(width[c], line[c].size());
+  for (size_t i = 0; i < cells.size(); ++i) {
+    width[0] = std::max(width[0], name_cells[i]);
+    for (size_t c = 1; c < kCols; ++c) width[c] = std::max(width[c], cells[i][c].size());
   }
   std::string out;
-  for (const auto& line : cells) {
-    out += fmt::format("{:<{}}", line[0], width[0]);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const auto& line = cells[i];
+    out += line[0] + std::string(width[0] - name_cells[i], ' ');
     for (size_t c = 1; c < kCols; ++c) out += fmt::format("  {:>{}}", line[c], width[c]);
     out += '\n';
   }

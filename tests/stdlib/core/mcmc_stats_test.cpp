@@ -147,6 +147,15 @@ TEST_CASE("format_summary_table aligns columns") {
         "mu                    1.002  0.1003       0.837  1.002  1.167  3856\n"
         "a_long_name[10]  -1.235e+04     0.5  -1.235e-05      0  1e+06   nan\n");
   CHECK(format_summary_table({}) == "name  mean  sd  5%  50%  95%  ess\n");
+  // A name is shown on one line (an expression written over several lines), escaped, and padded by the cells it
+  // takes, not its bytes: each line of the table stays aligned.
+  const std::vector<ColumnSummary> names = {
+      {"(+ x\n     1)", 1, 1, 0, 1, 1, 1, 1}, {"\xC3\xA9\xE6\x97\xA5", 1, 2, 0, 2, 2, 2, 1}, {"a\x1b", 1, 3, 0, 3, 3, 3, 1}};
+  CHECK(format_summary_table(names) ==
+        "name     mean  sd  5%  50%  95%  ess\n"
+        "(+ x 1)     1   0   1    1    1    1\n"
+        "\xC3\xA9\xE6\x97\xA5         2   0   2    2    2    1\n"
+        "a\\x1b       3   0   3    3    3    1\n");
   const ColumnSummary inf = summarize("inf", std::vector<double>(5, INFINITY));
   CHECK(format_summary_table({&inf, 1}) ==
         "name  mean   sd   5%  50%  95%  ess\n"
