@@ -150,7 +150,9 @@ TEST_CASE("format_summary_table aligns columns") {
   // A name is shown on one line (an expression written over several lines), escaped, and padded by the cells it
   // takes, not its bytes: each line of the table stays aligned.
   const std::vector<ColumnSummary> names = {
-      {"(+ x\n     1)", 1, 1, 0, 1, 1, 1, 1}, {"\xC3\xA9\xE6\x97\xA5", 1, 2, 0, 2, 2, 2, 1}, {"a\x1b", 1, 3, 0, 3, 3, 3, 1}};
+      {"(+ x\n     1)", 1, 1, 0, 1, 1, 1, 1},
+      {"\xC3\xA9\xE6\x97\xA5", 1, 2, 0, 2, 2, 2, 1},
+      {"a\x1b", 1, 3, 0, 3, 3, 3, 1}};
   CHECK(format_summary_table(names) ==
         "name     mean  sd  5%  50%  95%  ess\n"
         "(+ x 1)     1   0   1    1    1    1\n"
