@@ -5,10 +5,10 @@
 #pragma once
 
 #include <cstddef>
-#include <limits>
 #include <optional>
 #include <string_view>
 
+#include "runtime/sp/sp.hpp"
 #include "runtime/value/value.hpp"
 
 namespace vnt {
@@ -19,8 +19,6 @@ struct PlateNode;
 struct Scaffold;
 class Db;
 class Trace;
-
-inline constexpr double kPosInf = std::numeric_limits<double>::infinity();
 
 /// Where a density is +inf: the random application and its value there (for a plate, one of its rows).
 struct InfiniteDensity {

@@ -16,6 +16,7 @@
 namespace vnt {
 
 inline constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+inline constexpr double kPosInf = std::numeric_limits<double>::infinity();
 
 /// Mutable state shared by all applications of a made SP (e.g. the counts of a collapsed coin).
 class SpAux {
