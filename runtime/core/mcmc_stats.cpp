@@ -15,7 +15,6 @@
 
 #include "runtime/core/error.hpp"
 #include "runtime/core/source_text.hpp"
-#include "runtime/core/utf8.hpp"
 
 namespace vnt {
 namespace {
@@ -163,15 +162,7 @@ std::pair<std::string, size_t> table_name(std::string_view name) {
     else if (one_line.empty() || one_line.back() != ' ')
       one_line += ' ';
   }
-  std::string shown;
-  size_t cells = 0;
-  for (size_t i = 0; i < one_line.size();) {
-    const std::string_view column = std::string_view(one_line).substr(i, utf8_column_size(one_line.substr(i)));
-    shown += shown_column(column);
-    cells += shown_width(column);
-    i += column.size();
-  }
-  return {shown, cells};
+  return {shown_text(one_line), shown_text_width(one_line)};
 }
 
 }  // namespace

@@ -89,6 +89,16 @@ std::string shown_column(std::string_view column) {
   return out;
 }
 
+size_t shown_text_width(std::string_view text) {
+  size_t cells = 0;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = utf8_column_size(text.substr(i));
+    cells += shown_width(text.substr(i, n));
+    i += n;
+  }
+  return cells;
+}
+
 std::string shown_text(std::string_view text) {
   std::string out;
   for (size_t i = 0; i < text.size();) {

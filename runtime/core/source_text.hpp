@@ -37,4 +37,7 @@ size_t shown_width(std::string_view column);
 /// Source text as a message shows it, each column through shown_column().
 std::string shown_text(std::string_view text);
 
+/// The terminal cells shown_text(text) takes: the sum of its columns' shown_width().
+size_t shown_text_width(std::string_view text);
+
 }  // namespace vnt
