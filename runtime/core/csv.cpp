@@ -13,6 +13,7 @@
 #include "runtime/core/interrupt.hpp"
 #include "runtime/core/source_text.hpp"
 #include "runtime/core/text_file.hpp"
+#include "runtime/core/utf8.hpp"
 
 namespace vnt {
 namespace {
@@ -21,10 +22,12 @@ namespace {
 constexpr size_t kRowsPerPoll = 4096;
 
 // One cell of a record: the text between the separators (inside the quotes if quoted, where '"' is
-// still doubled), trimmed of spaces and tabs if unquoted.
+// still doubled), trimmed of spaces and tabs if unquoted, and the line it starts on. Its column is found only
+// for a message, from the offset where that line starts.
 struct Cell {
   std::string_view text;
   bool quoted = false;
+  size_t line = 0, line_start = 0;
 };
 
 std::string_view trim(std::string_view s) {
@@ -41,8 +44,8 @@ std::string shown(std::string_view s) {
 class Scanner {
  public:
   Scanner(std::string_view text, const std::string& name) : text_(text), name_(name) {
-    // A UTF-8 byte order mark (spreadsheets write one) is not part of the first cell.
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+    // A UTF-8 byte order mark (spreadsheets write one) is not part of the first cell, nor a column.
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = line_start_ = 3;
   }
 
   /// Reads the next record into `cells`; false at the end of the text. `line()` is where it started.
@@ -52,14 +55,17 @@ class Scanner {
     record_line_ = line_;
     for (;;) {
       const bool quoted = pos_ < text_.size() && text_[pos_] == '"';
+      const size_t line = line_, line_start = line_start_;  // a quoted cell may end on a later line
       cells.push_back(quoted ? quoted_cell(cells.size() + 1) : plain_cell());
+      cells.back().line = line;
+      cells.back().line_start = line_start;
       if (pos_ < text_.size() && text_[pos_] == ',') {
         ++pos_;
         continue;
       }
       if (pos_ < text_.size()) {  // at the line break ending the record
         pos_ += line_break_size(text_.substr(pos_));
-        ++line_;
+        new_line(pos_);
       }
       return true;
     }
@@ -67,7 +73,18 @@ class Scanner {
 
   size_t line() const { return record_line_; }
 
+  /// "name:line:column" where `cell` starts (its opening quote, if quoted).
+  std::string where(const Cell& cell) const {
+    return where(cell.line, cell.line_start, static_cast<size_t>(cell.text.data() - text_.data()) - (cell.quoted ? 1 : 0));
+  }
+
  private:
+  /// "name:line:column" of offset `at` on the line that starts at `line_start`: 1-based, the column counted in
+  /// characters as for .vnt text, so an editor can go there.
+  std::string where(size_t line, size_t line_start, size_t at) const {
+    return fmt::format("{}:{}:{}", name_, line, utf8_length(text_.substr(line_start, at - line_start)) + 1);
+  }
+
   Cell plain_cell() {
     size_t end = pos_;  // a plain loop: find_first_of tests each character against the set
     while (end < text_.size() && text_[end] != ',' && text_[end] != '\n' && text_[end] != '\r') ++end;
@@ -78,14 +95,16 @@ class Scanner {
 
   // RFC 4180: "..." with "" for a quote; may span lines. Only blanks may follow, then a comma or a line break.
   Cell quoted_cell(size_t column) {
+    const size_t open_line = line_, open_line_start = line_start_;
     const size_t start = ++pos_;
     for (;;) {
       size_t q = text_.find('"', pos_);
       if (q == std::string_view::npos) {
-        raise(ErrorKind::kIo, "{}:{}:{}: unterminated quoted cell", name_, record_line_, column);
+        raise(ErrorKind::kIo, "{}: unterminated quoted cell in column {}", where(open_line, open_line_start, start - 1),
+              column);
       }
       for (size_t i = pos_; i < q; ++i)  // the line breaks inside the cell, CR LF counted once
-        line_ += text_[i] == '\n' || (text_[i] == '\r' && (i + 1 == q || text_[i + 1] != '\n')) ? 1 : 0;
+        if (text_[i] == '\n' || (text_[i] == '\r' && (i + 1 == q || text_[i + 1] != '\n'))) new_line(i + 1);
       pos_ = q + 1;
       if (pos_ < text_.size() && text_[pos_] == '"') {
         ++pos_;
@@ -94,16 +113,22 @@ class Scanner {
       Cell cell{text_.substr(start, q - start), true};
       while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
       if (pos_ < text_.size() && text_[pos_] != ',' && line_break_size(text_.substr(pos_)) == 0) {
-        raise(ErrorKind::kIo, "{}:{}:{}: unexpected '{}' after a quoted cell", name_, record_line_, column,
-              text_[pos_]);
+        raise(ErrorKind::kIo, "{}: unexpected '{}' after the quoted cell in column {}", where(line_, line_start_, pos_),
+              shown(text_.substr(pos_, utf8_column_size(text_.substr(pos_)))), column);
       }
       return cell;
     }
   }
 
+  void new_line(size_t start) {
+    ++line_;
+    line_start_ = start;
+  }
+
   std::string_view text_;
   const std::string& name_;
   size_t pos_ = 0, line_ = 1, record_line_ = 1;
+  size_t line_start_ = 0;  // where line_ starts
 };
 
 bool is_blank(const std::vector<Cell>& cells) {
@@ -127,15 +152,19 @@ std::errc read_number(std::string_view s, double& value) {
   return ec;
 }
 
-double parse_number(const Cell& cell, const std::string& name, size_t line, size_t column) {
+/// The number in cell `j` (0-based) of a record, or a kIo error located at the cell and naming its column
+/// (by header name too, if there is a header).
+double parse_number(const Cell& cell, const Scanner& scanner, size_t j, const std::vector<std::string>& header) {
   double value = 0.0;
   const std::errc ec = read_number(cell.text, value);
   if (ec == std::errc()) return value;
+  const std::string at = scanner.where(cell);
+  const std::string column = j < header.size() ? fmt::format("column {} ('{}')", j + 1, shown(header[j]))
+                                               : fmt::format("column {}", j + 1);
   if (ec == std::errc::result_out_of_range)
-    raise(ErrorKind::kIo, "{}:{}:{}: number '{}' is out of range", name, line, column, shown(cell.text));
-  if (cell.text.empty())
-    raise(ErrorKind::kIo, "{}:{}:{}: expected a number, found an empty cell", name, line, column);
-  raise(ErrorKind::kIo, "{}:{}:{}: expected a number, found '{}'", name, line, column, shown(cell.text));
+    raise(ErrorKind::kIo, "{}: number '{}' in {} is out of range", at, shown(cell.text), column);
+  if (cell.text.empty()) raise(ErrorKind::kIo, "{}: expected a number in {}, found an empty cell", at, column);
+  raise(ErrorKind::kIo, "{}: expected a number in {}, found '{}'", at, column, shown(cell.text));
 }
 
 bool needs_quotes(const std::string& s) {
@@ -216,7 +245,7 @@ CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool 
     table.lines.push_back(scanner.line());
     std::vector<double>& row = table.rows.emplace_back();
     row.reserve(width);
-    for (size_t j = 0; j < width; ++j) row.push_back(parse_number(cells[j], name, scanner.line(), j + 1));
+    for (size_t j = 0; j < width; ++j) row.push_back(parse_number(cells[j], scanner, j, table.header));
   }
   if (!seen_record) raise(ErrorKind::kIo, "{}: empty file", name);
   return table;

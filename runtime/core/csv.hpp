@@ -31,7 +31,8 @@ std::string csv_header_cell(const std::string& name);
 /// Accepts '\n', "\r\n" and a lone '\r' (old Mac spreadsheets) as line breaks, a missing or extra final
 /// newline, blank lines (skipped), spaces around cells, RFC 4180 quoting, a leading '+', and nan/inf. Every row
 /// must have as many cells as the header (or the first row). `name` prefixes error messages, which are kIo
-/// errors of the form "name:line:column: expected a number, found 'abc'" (1-based; column = cell index),
+/// errors of the form "name:line:col: expected a number in column 2 ('x1'), found 'abc'" (line and col of the
+/// cell, 1-based, col in characters; column 2 is the cell's index, with its header name if there is a header),
 /// "name:line: expected 51 columns, found 50" or "name: empty file" (no record at all).
 CsvTable parse_csv_numeric(std::string_view text, const std::string& name, bool has_header);
 

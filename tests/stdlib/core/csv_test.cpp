@@ -145,23 +145,37 @@ TEST_CASE("read_csv_numeric error messages") {
   CHECK(read_error(dir.path("")) == fmt::format("cannot read '{}': Is a directory", dir.path("")));
 
   std::string p = dir.write("data.csv", "a,b\n1,2\n3,abc\n");
-  CHECK(read_error(p) == p + ":3:2: expected a number, found 'abc'");
+  CHECK(read_error(p) == p + ":3:3: expected a number in column 2 ('b'), found 'abc'");
   p = dir.write("data.csv", "a,b\r\n1,2\r\n3,abc\r\n");
-  CHECK(read_error(p) == p + ":3:2: expected a number, found 'abc'");
+  CHECK(read_error(p) == p + ":3:3: expected a number in column 2 ('b'), found 'abc'");
   p = dir.write("data.csv", "a,b\r1,2\r3,abc\r");
-  CHECK(read_error(p) == p + ":3:2: expected a number, found 'abc'");
+  CHECK(read_error(p) == p + ":3:3: expected a number in column 2 ('b'), found 'abc'");
   p = dir.write("data.csv", "\"x\ry\",b\r\r1,abc\r");  // a CR inside a quoted cell is a line too
-  CHECK(read_error(p) == p + ":4:2: expected a number, found 'abc'");
+  CHECK(read_error(p) == p + ":4:3: expected a number in column 2 ('b'), found 'abc'");
   p = dir.write("data.csv", "1,2\n,3\n");
-  CHECK(read_error(p, false) == p + ":2:1: expected a number, found an empty cell");
+  CHECK(read_error(p, false) == p + ":2:1: expected a number in column 1, found an empty cell");
   p = dir.write("data.csv", "1,2\n1e999,3\n");
-  CHECK(read_error(p, false) == p + ":2:1: number '1e999' is out of range");
+  CHECK(read_error(p, false) == p + ":2:1: number '1e999' in column 1 is out of range");
+  // The col is where the cell starts, in characters: past blanks, at its quote, after a quoted line break in the
+  // same record, not counting a byte order mark.
+  p = dir.write("data.csv", "a,bb,c\n1,  2 ,\t x\n");
+  CHECK(read_error(p) == p + ":2:10: expected a number in column 3 ('c'), found 'x'");
+  p = dir.write("data.csv", "1,2\n3,\"x\"\n");
+  CHECK(read_error(p, false) == p + ":2:3: expected a number in column 2, found 'x'");
+  p = dir.write("data.csv", "\"a\nb\",c\n1,\n");
+  CHECK(read_error(p) == p + ":3:3: expected a number in column 2 ('c'), found an empty cell");
+  p = dir.write("data.csv", "\"a\nb\" x,c\n");
+  CHECK(read_error(p) == p + ":2:4: unexpected 'x' after the quoted cell in column 1");
+  p = dir.write("data.csv", "\xEF\xBB\xBF" "1,x\n");
+  CHECK(read_error(p, false) == p + ":1:3: expected a number in column 2, found 'x'");
   p = dir.write("data.csv", "a,b\n1,2\n\n3,4,5\n");
   CHECK(read_error(p) == p + ":4: expected 2 columns, found 3");
   p = dir.write("data.csv", "1,\"2\n");
-  CHECK(read_error(p, false) == p + ":1:2: unterminated quoted cell");
+  CHECK(read_error(p, false) == p + ":1:3: unterminated quoted cell in column 2");
   p = dir.write("data.csv", "\"1\"x,2\n");
-  CHECK(read_error(p, false) == p + ":1:1: unexpected 'x' after a quoted cell");
+  CHECK(read_error(p, false) == p + ":1:4: unexpected 'x' after the quoted cell in column 1");
+  p = dir.write("data.csv", "\"\xC3\xA9\" \xC3\xA9,2\n");  // characters, not bytes
+  CHECK(read_error(p) == p + ":1:5: unexpected '\xC3\xA9' after the quoted cell in column 1");
   p = dir.write("empty.csv", "");
   CHECK(read_error(p) == p + ": empty file");
   p = dir.write("blank.csv", "\n\r\n");
