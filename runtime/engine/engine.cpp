@@ -12,6 +12,7 @@
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
+#include "runtime/syntax/free_names.hpp"
 #include "runtime/trace/builtins.hpp"
 #include "runtime/trace/plate.hpp"
 
@@ -51,6 +52,7 @@ const Expr* Engine::keep(ExprPtr e) {
         scope_log_.push_back(std::move(name));
     for (const auto& i : x->items) todo.push_back(i.get());
   }
+  free_names_.emplace(e.get(), free_names(*e));
   exprs_.push_back(std::move(e));
   return exprs_.back().get();
 }
@@ -100,6 +102,22 @@ void Engine::unobserve(Node* root) {
 void Engine::add_record(DirectiveRecord r) {
   r.id = next_id_++;
   directives_.push_back(std::move(r));
+}
+
+const std::vector<const Expr*>& Engine::names_read(const Expr* e) const {
+  static const std::vector<const Expr*> none;  // a record without an expression (observe_csv), or one not kept
+  auto it = free_names_.find(e);
+  return it != free_names_.end() ? it->second : none;
+}
+
+const Expr* Engine::read_elsewhere(const DirectiveRecord& r) const {
+  // A scan of every live directive: forgetting an assume is rare, and a count per name would have to follow every
+  // directive added and removed.
+  for (const DirectiveRecord& d : directives_)
+    if (d.id != r.id)
+      for (const Expr* read : names_read(d.expr))
+        if (read->name == r.name) return read;
+  return nullptr;
 }
 
 std::vector<DirectiveRecord>::iterator Engine::find_directive(const std::string& label) {
@@ -345,9 +363,14 @@ void Engine::forget(const std::string& label) {
   auto it = find_directive(label);
   if (it == directives_.end()) raise(ErrorKind::kName, "forget: no directive labelled '{}'", label);
   DirectiveRecord r = *it;
-  if (r.kind == Directive::Kind::kAssume && !r.root->children.empty())
-    raise(ErrorKind::kInference, "forget: '{}' is still used by other directives", r.name);
-  if (r.kind == Directive::Kind::kAssume) trace_->unbind_global(r.name);
+  if (r.kind == Directive::Kind::kAssume) {
+    if (!r.root->children.empty())
+      raise(ErrorKind::kInference, "forget: '{}' is still used by other directives", r.name);
+    if (const Expr* read = read_elsewhere(r))  // where evaluation has not read it yet
+      raise(ErrorKind::kInference, "forget: '{}' is still used by other directives ({} reads it)", r.name,
+            span_location(read->span));
+    trace_->unbind_global(r.name);
+  }
   directives_.erase(it);
   drop_root(r);
 }

@@ -13,6 +13,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/engine/draws.hpp"
@@ -143,11 +144,18 @@ class Engine {
   double score_new_rows(PlateNode& plate, size_t first, const Expr* site,
                         const std::function<std::string(size_t)>& where);
   void drop_root(const DirectiveRecord& r);
+  /// The names expression `e` reads (free_names), if it was kept.
+  const std::vector<const Expr*>& names_read(const Expr* e) const;
+  /// A read of `r`'s name by another live directive's expression, or nullptr.
+  const Expr* read_elsewhere(const DirectiveRecord& r) const;
 
   SpRegistry registry_;
   std::unique_ptr<Trace> trace_;
   ParamMap params_;
   std::vector<ExprPtr> exprs_;
+  // The names each kept expression reads (free_names): forget must not unbind a name that a procedure body or an
+  // untaken branch of another directive will read later.
+  std::unordered_map<const Expr*, std::vector<const Expr*>> free_names_;
   std::vector<DirectiveRecord> directives_;
   size_t next_id_ = 1;
   Draws draws_;

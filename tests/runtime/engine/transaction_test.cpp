@@ -154,6 +154,27 @@ TEST_CASE("forget removes a directive and its random choices") {
   CHECK(e.trace().live_nodes() == 0);
 }
 
+// Reads that evaluation has not reached hold a name while their directive lives: not once it failed, nor once it
+// is forgotten.
+TEST_CASE("forget is refused for names read by live directives only") {
+  Engine e(1);
+  test::run(e, "[assume a 1] r1: [predict (lambda () a)] r2: [assume f (lambda () a)]");
+  CHECK_THROWS_AS(test::run(e, "[assume g (lambda () (+ a (normal 0 -1)))] [predict (normal 0 -1)]"), Error);
+  CHECK_THROWS_AS(test::run(e, "[predict (if (normal 0 -1) a 0)]"), Error);
+  for (const char* reader : {"r1", "r2"}) {
+    try {
+      test::run(e, "[forget a]");
+      FAIL("expected an error");
+    } catch (const Error& err) {
+      CHECK(err.message().starts_with("forget: 'a' is still used by other directives"));
+    }
+    test::run(e, fmt::format("[forget {}]", reader));
+  }
+  CHECK(e.trace().global("g") != nullptr);  // it did not fail: only the predict did
+  test::run(e, "[forget g] [forget a]");
+  CHECK(e.directives().empty());
+}
+
 TEST_CASE("errors carry the position of the offending expression") {
   Engine e(1);
   try {
