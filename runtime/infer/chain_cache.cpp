@@ -22,6 +22,8 @@ void ChainCache::end(Trace& trace, bool procedures) {
   if (quiet) epoch_ = now;  // otherwise the next transition opens a new window
 }
 
+void ChainCache::forget(const Trace& trace) { window_ = trace.shape_epoch(); }  // a new epoch: no entry has it
+
 const SectionChain* ChainCache::find(const Node* root) const {
   const Entry* e = chains_.find(root);
   if (e == nullptr || e->window != window_) return nullptr;

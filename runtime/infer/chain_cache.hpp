@@ -26,6 +26,8 @@ class ChainCache {
   /// other kernels' chains may apply that procedure. Other values leave every chain valid. If the epoch moved
   /// during the transition (a stale section repaired, say), its own chains are not trusted either.
   void end(Trace& trace, bool procedures);
+  /// Forgets every chain and section found so far, within a transition whose repairs moved the shape of `trace`.
+  void forget(const Trace& trace);
 
   /// The chain matched at `root` since the cache was last invalidated, or nullptr.
   const SectionChain* find(const Node* root) const;

@@ -169,6 +169,19 @@ class Transition {
  private:
   double visit(Node* root);
   double visit_in_place(Node* root, std::shared_ptr<const SectionDag> dag);
+  /// Runs `repair` (which brings what a section reads from other borders' stale sections up to date) and says
+  /// whether the section's shape can still be trusted: not if a repair moved the trace's shape (it changed a
+  /// procedure the section applies, say, from a deterministic one to a random one). The chains and sections found
+  /// so far are then forgotten, so the section is found again from its current values.
+  template <class F>
+  bool inputs_made_fresh(F&& repair) {
+    const uint64_t epoch = t_.shape_epoch();
+    repair();
+    if (t_.shape_epoch() == epoch) [[likely]]
+      return true;
+    st_.chains().forget(t_);
+    return false;
+  }
   void restore_in_place();
   /// Runs f while the border holds its old value (the proposed one is back afterwards, also if f throws).
   template <class F>
@@ -392,7 +405,8 @@ double Transition::visit(Node* root) {
       chain = &matched;
   }
   if (chain != nullptr) {
-    chain->make_inputs_fresh(t_, border_);  // before it is cached: it may note that its inputs are constants
+    // Before it is cached: it may note that its inputs are constants.
+    if (!inputs_made_fresh([&] { chain->make_inputs_fresh(t_, border_); })) return visit(root);
     if (!found) st_.chains().put(root, matched);
     bool stale = root->version != old_version_;
     std::optional<double> l = chain->delta(new_value_, old_value_, !stale, chain_values_, spec_.kernel);
@@ -417,16 +431,19 @@ double Transition::visit(Node* root) {
     st_.chains().put_section(section);
     dag = std::move(section);
   }
-  if (dag->evaluable()) return visit_in_place(root, std::move(dag));
+  if (dag->evaluable()) {
+    if (!inputs_made_fresh([&] { dag->make_inputs_fresh(t_, border_); })) return visit(root);
+    return visit_in_place(root, std::move(dag));
+  }
   if (!group) group = checked_section(t_, reach_, root, &dag->roots());
+  // Values read from other borders' stale sections are repaired first; this border's own are handled below.
+  if (!inputs_made_fresh([&] { ensure_scaffold_fresh(t_, group->scaffold, border_); })) return visit(root);
   Section sec{{}, std::move(group->scaffold), std::make_unique<Db>(t_), {}, {}};
   bool stale = false;
   for (Node* r : group->roots) {
     sec.roots.push_back({r, r->version, std::nullopt});
     stale |= r->version != old_version_;
   }
-  // Values read from other borders' stale sections are repaired first; this border's own are handled below.
-  ensure_scaffold_fresh(t_, sec.scaffold, border_);
   if (stale) {
     // Stale (section 3.5): bring it up to date with the border's current (old) value before scoring it.
     sec.scaffold.drg.for_each([&](Node* d, int) { sec.stale_values.emplace_back(d, d->value); });
@@ -486,7 +503,6 @@ double Transition::visit(Node* root) {
 /// A section of primitive applications: evaluated in place under the old value if it is stale, then under the
 /// proposed one, from the values it held before, which a rejection puts back (a stale section stays stale).
 double Transition::visit_in_place(Node* root, std::shared_ptr<const SectionDag> dag) {
-  dag->make_inputs_fresh(t_, border_);
   bool stale = false;
   for (Node* r : dag->roots()) stale |= r->version != old_version_;
   const SectionDag& d = *dag;
