@@ -172,11 +172,14 @@ Value Engine::predict(const Expr* e, const std::string& label) {
 
 void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
   // Set the observed value with a forced proposal on the choice, so every consumer is updated and re-scored.
-  std::unordered_map<Node*, ProposalKernel> kernels;
-  kernels[c] = ProposalKernel{ProposalKernel::Kind::kForce, 0, v};
   Node* principals[] = {c};
-  Scaffold s = build_scaffold(*trace_, principals, std::move(kernels));
-  ensure_scaffold_fresh(*trace_, s);
+  auto scaffold = [&] {
+    std::unordered_map<Node*, ProposalKernel> kernels;
+    kernels[c] = ProposalKernel{ProposalKernel::Kind::kForce, 0, v};
+    return build_scaffold(*trace_, principals, std::move(kernels));
+  };
+  Scaffold s = scaffold();
+  while (!ensure_scaffold_fresh(*trace_, s)) s = scaffold();  // c is new: no repair removes it
   Db rho_db(*trace_);
   detach_and_extract(*trace_, s, rho_db);
   double xi = 0;

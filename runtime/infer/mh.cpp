@@ -51,22 +51,29 @@ bool decide(double rho, double xi, double correction, Rng& rng) {
   return std::log(rng.uniform()) < log_alpha;
 }
 
-}  // namespace
-
-bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
+/// One transition on `choice`, or nullopt if repairing a stale section it reads moved the trace's shape before
+/// anything was proposed: what was selected may be gone.
+std::optional<bool> mh_once(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
   ShapeTouch shape{trace};  // unless the move cannot change which procedures applications use (checked below)
   std::unordered_map<Node*, ProposalKernel> kernels;
   if (opts.drift_sigma) check_drift_targets(choice.principals, spec);
-  if (opts.allow_partition && opts.decision == MhOptions::Decision::kMetropolis)
-    if (auto accepted = partitioned_mh_transition(trace, choice, spec, opts.drift_sigma)) {
+  if (opts.allow_partition && opts.decision == MhOptions::Decision::kMetropolis) {
+    std::optional<bool> accepted;
+    try {
+      accepted = partitioned_mh_transition(trace, choice, spec, opts.drift_sigma);
+    } catch (const ShapeMoved&) {
+      return std::nullopt;
+    }
+    if (accepted) {
       shape.keep = true;  // it moved the epoch itself if it changed a procedure
       return *accepted;
     }
+  }
   if (opts.drift_sigma) {
     for (Node* n : choice.principals) kernels[n] = ProposalKernel{ProposalKernel::Kind::kDrift, *opts.drift_sigma, {}};
   }
   Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));
-  ensure_scaffold_fresh(trace, scaffold);
+  if (!ensure_scaffold_fresh(trace, scaffold)) return std::nullopt;
   const bool procedures_before = resamples_procedures(scaffold);
   Db rho_db(trace);
   double rho = detach_current(trace, scaffold, rho_db);
@@ -85,6 +92,17 @@ bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& 
   detach_and_extract(trace, scaffold, xi_db);
   regen_and_attach(trace, scaffold, true, rho_db);
   return false;
+}
+
+}  // namespace
+
+bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
+  if (std::optional<bool> accepted = mh_once(trace, choice, spec, opts)) return *accepted;
+  for (;;) {  // from the repaired trace; each round repaired a section, so this ends
+    BlockChoice again = select_block(trace, spec, /*allow_empty=*/true);
+    if (again.principals.empty()) return false;
+    if (std::optional<bool> accepted = mh_once(trace, again, spec, opts)) return *accepted;
+  }
 }
 
 bool mh_transition(Trace& trace, const BlockSpec& spec, const MhOptions& opts) {

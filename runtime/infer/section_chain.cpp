@@ -150,14 +150,17 @@ void SectionChain::make_inputs_fresh(Trace& trace, Node* border) const {
     inputs_ = constant ? Inputs::kConstant : Inputs::kOther;
     if (constant) return;
   }
+  // A repair that moves the shape may have removed nodes of this chain: it stops there (see the header).
+  const uint64_t epoch = trace.shape_epoch();
   Node* prev = root_;
   auto inputs = [&](OutputNode* out) {
     ensure_fresh(trace, out->op, border);  // the procedure too: another border's section may compute it
     for (Node* o : out->operands)
-      if (o != prev) ensure_fresh(trace, o, border);
+      if (o != prev && trace.shape_epoch() == epoch) ensure_fresh(trace, o, border);
+    return trace.shape_epoch() == epoch;
   };
   for (size_t i = 0; i < n_; ++i) {
-    inputs(as_output(link_[i]));
+    if (!inputs(as_output(link_[i]))) return;
     prev = link_[i];
   }
   inputs(as_output(leaf_));

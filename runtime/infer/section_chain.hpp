@@ -50,7 +50,8 @@ class SectionChain {
 
   /// Repairs what the section reads besides the border (operands and procedures fed by other borders' stale
   /// sections). The first call that finds other stale sections also notes whether those are made of constants
-  /// only, which can never be stale: later calls on this chain then cost nothing.
+  /// only, which can never be stale: later calls on this chain then cost nothing. A repair that moves the trace's
+  /// shape ends it: the chain must be matched again (its nodes may be gone).
   void make_inputs_fresh(Trace& trace, Node* border) const;
 
   /// Writes an accepted move: the lookup takes b_new, the links their new values from `values`. Returns whether

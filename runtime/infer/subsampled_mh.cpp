@@ -437,7 +437,7 @@ double Transition::visit(Node* root) {
   }
   if (!group) group = checked_section(t_, reach_, root, &dag->roots());
   // Values read from other borders' stale sections are repaired first; this border's own are handled below.
-  if (!inputs_made_fresh([&] { ensure_scaffold_fresh(t_, group->scaffold, border_); })) return visit(root);
+  if (!inputs_made_fresh([&] { return ensure_scaffold_fresh(t_, group->scaffold, border_); })) return visit(root);
   Section sec{{}, std::move(group->scaffold), std::make_unique<Db>(t_), {}, {}};
   bool stale = false;
   for (Node* r : group->roots) {
@@ -587,7 +587,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   // Alg. 3 step 1-2: the global section only, stopping at the border.
   Scaffold global = build_scaffold(t_, principals, std::move(kernels), border_);
   check_structure(t_, global, reach_);
-  ensure_scaffold_fresh(t_, global);
+  if (!ensure_scaffold_fresh(t_, global)) throw ShapeMoved{};  // nothing proposed yet: the caller selects again
   procedures_ = resamples_procedures(global);
   old_value_ = border_->value;
   old_version_ = border_->version;
@@ -920,8 +920,7 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
   ++state.stats.transitions;
   state.cache().bind(opts.epsilon, opts.batch, opts.spending);
   state.order_rng(trace);  // split off before anything else draws, so exact-mh runs can mirror it
-  BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
-  if (choice.principals.empty()) return false;
+  BlockChoice choice;
   MhOptions exact;
   exact.drift_sigma = opts.drift_sigma;
   exact.allow_partition = false;  // the partitioned path would refuse what this one did (or find no border)
@@ -932,12 +931,24 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
     return a;
   };
   BorderInfo info;
-  std::string problem = block_problem(choice, info);
+  std::string problem;
+  std::optional<bool> a;
+  for (bool selected = false; !selected;) {
+    choice = select_block(trace, spec, /*allow_empty=*/true);
+    if (choice.principals.empty()) return false;
+    info = BorderInfo{};
+    problem = block_problem(choice, info);
+    if (!problem.empty() || info.border == nullptr) break;
+    try {
+      a = attempt_partitioned(trace, state, info.border, [&] {
+        return Transition(trace, spec, opts, state).run(choice, choice.principals[0], info);
+      });
+      selected = true;
+    } catch (const ShapeMoved&) {  // repairs may have removed what was selected
+    }
+  }
   if (problem.empty()) {
     if (info.border == nullptr) return run_exact();  // N <= 1: exact MH
-    std::optional<bool> a = attempt_partitioned(trace, state, info.border, [&] {
-      return Transition(trace, spec, opts, state).run(choice, choice.principals[0], info);
-    });
     if (a) {
       state.stats.accepted += *a ? 1 : 0;
       return *a;

@@ -119,15 +119,20 @@ void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
   }
 }
 
-void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_border) {
-  if (!stale_elsewhere(trace, except_border)) return;
+bool ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_border) {
+  if (!stale_elsewhere(trace, except_border)) return true;
   // Collect first: repairing sections must not run while the scaffold's tables are being walked. The brush too:
   // detaching it reads its values (an observation in it is scored, and a rejection puts its values back).
   std::vector<Node*> nodes;
   scaffold.drg.for_each([&](Node* n, int) { nodes.push_back(n); });
   scaffold.absorbing.for_each([&](Node* n) { nodes.push_back(n); });
   scaffold.brush.for_each([&](Node* n) { nodes.push_back(n); });
-  for (Node* n : nodes) ensure_fresh(trace, n, except_border);
+  const uint64_t epoch = trace.shape_epoch();
+  for (Node* n : nodes) {
+    ensure_fresh(trace, n, except_border);
+    if (trace.shape_epoch() != epoch) return false;  // the nodes after n may be gone
+  }
+  return true;
 }
 
 void refresh_section(Trace& trace, Node* border, Node* root) {
@@ -191,9 +196,17 @@ void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, S
 void refresh_all(Trace& trace) {
   while (!trace.stale_borders().empty()) {
     Node* border = trace.stale_borders().begin()->first;
-    std::vector<Node*> kids = border->children;
-    for (Node* c : kids)
-      if (trace.stale_borders().count(border) != 0) refresh_section(trace, border, c);
+    // The children are read again at each step, and passes repeat until one repairs nothing: a repair that changes
+    // a section's structure (an `if` taking the other branch) removes children of the border and adds new ones.
+    for (bool repaired = true; repaired;) {
+      repaired = false;
+      for (size_t i = 0; i < border->children.size(); ++i) {
+        Node* c = border->children[i];
+        if (c->kind == NodeKind::kPlate || c->version == border->version) continue;
+        refresh_section(trace, border, c);
+        repaired = true;
+      }
+    }
     trace.stale_borders().erase(border);
   }
 }

@@ -20,8 +20,15 @@ bool stale_elsewhere(Trace& trace, const Node* except_border);
 /// `except_border` are left alone (subsampled_mh handles its own border's sections itself).
 void ensure_fresh(Trace& trace, Node* x, Node* except_border = nullptr);
 
-/// Makes every value a scaffold will read fresh (its nodes and their parents). Call before detaching it.
-void ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_border = nullptr);
+/// Makes every value a scaffold will read fresh (its nodes and their parents). Call before detaching it. False if a
+/// repair moved the trace's shape: it changed a procedure, or a stale section took another branch, which removes
+/// nodes (of the scaffold too, perhaps its principals: a move that accepted without visiting a section of another
+/// shape leaves it so). It then stops, and the scaffold must be built again, its principals chosen again.
+[[nodiscard]] bool ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_border = nullptr);
+
+/// Thrown by a kernel whose scaffold a repair made stale (ensure_scaffold_fresh) before it proposed anything: its
+/// caller selects the block again.
+struct ShapeMoved {};
 
 /// Recomputes the local section rooted at `root` (a child of `border`) from the border's current value.
 void refresh_section(Trace& trace, Node* border, Node* root);

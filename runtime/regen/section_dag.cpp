@@ -176,10 +176,14 @@ bool SectionDag::contains(const Node* n) const {
 
 void SectionDag::make_inputs_fresh(Trace& trace, Node* border) const {
   if (!stale_elsewhere(trace, border)) return;
-  for (const Step& s : steps_)
+  // A repair that moves the shape may have removed nodes of this section: it stops there (see the header).
+  const uint64_t epoch = trace.shape_epoch();
+  for (const Step& s : steps_) {
     for_each_input(s.node, [&](Node* x) {
-      if (x != border && !contains(x)) ensure_fresh(trace, x, border);
+      if (x != border && !contains(x) && trace.shape_epoch() == epoch) ensure_fresh(trace, x, border);
     });
+    if (trace.shape_epoch() != epoch) return;
+  }
 }
 
 void SectionDag::save(std::vector<Value>& out) const {

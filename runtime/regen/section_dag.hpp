@@ -42,7 +42,8 @@ class SectionDag {
   const std::vector<Node*>& roots() const { return roots_; }
 
   /// Repairs what the section reads besides the border and its own nodes (operands fed by other borders' stale
-  /// sections), including the procedures it applies.
+  /// sections), including the procedures it applies. A repair that moves the trace's shape ends it: the section must
+  /// be found again (its nodes may be gone).
   void make_inputs_fresh(Trace& trace, Node* border) const;
   /// Appends the current values of the nodes evaluate() writes, for restore().
   void save(std::vector<Value>& out) const;
