@@ -34,6 +34,7 @@ namespace {
 /// A precondition of the partitioned scaffold does not hold; carries the reason.
 struct NotPartitionable {
   std::string reason;
+  bool local = false;  // a local section that exact mh's partition regenerates by itself (brush, a choice to resample)
 };
 
 /// A section visited by the general path: its roots (children of the border, several if one datum reads the
@@ -51,12 +52,17 @@ struct Section {
   /// fails puts back (a rejection keeps the repair, as any other reader would).
   std::vector<std::pair<Node*, Value>> stale_values;
   std::vector<uint64_t> stale_versions;
+  /// Exact mh, a section with brush: the children of the border its regen made (new reads of the parameter in the
+  /// new brush), which an acceptance marks fresh with the roots.
+  std::vector<Node*> new_roots;
 };
 
 /// The section of `root` (section_group, or `known`: its roots found before), which must hold no structural change
-/// and no random choice to propose. Sections are disjoint by construction: children of the border whose branches
-/// meet are one section.
-SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root, const std::vector<Node*>* known = nullptr) {
+/// and no random choice to propose, unless `exact`: an exact transition visits every section, so one with brush or
+/// a choice to resample is simply regenerated as the general path would (never left stale). Sections are disjoint
+/// by construction: children of the border whose branches meet are one section.
+SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root, bool exact,
+                             const std::vector<Node*>* known = nullptr) {
   std::optional<SectionGroup> g =
       known != nullptr ? SectionGroup{*known, *build_local_scaffold(t, reach.border(), *known, SIZE_MAX)}
                        : section_group(t, reach, root);
@@ -65,13 +71,14 @@ SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root, const std
         "its local sections meet in too many places (more than {} reads of the parameter, or {} nodes per read, "
         "in one section: is a value computed from it read by every datum?)",
         kMaxSectionRoots, kMaxSectionNodesPerRoot)};
+  if (exact) return std::move(*g);
   const Scaffold& s = g->scaffold;
-  if (!s.brush.empty()) throw NotPartitionable{"a local section changes the structure of the trace"};
+  if (!s.brush.empty()) throw NotPartitionable{"a local section changes the structure of the trace", true};
   s.drg.for_each([&](Node* n, int) {
     if (n->kind != NodeKind::kOutput) return;
     const SpProcedure* p = primitive_at(as_output(n));
     if (p != nullptr && p->sp().is_random())
-      throw NotPartitionable{"a local section contains a random choice that would have to be resampled"};
+      throw NotPartitionable{"a local section contains a random choice that would have to be resampled", true};
   });
   return std::move(*g);
 }
@@ -81,7 +88,7 @@ SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root, const std
 /// proposal changes: an input in the global section, or computed from the border (a local section of its own),
 /// would be read by every row. Node sections usually share one shape, so one of them is checked here; the others
 /// are checked as they are visited.
-void check_structure(Trace& t, const Scaffold& global, BorderReach& reach) {
+void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool exact) {
   if (!global.brush.empty()) throw NotPartitionable{"proposing to it changes the structure of the trace"};
   Node* border = reach.border();
   for (size_t i = 0; i < border->plate_children; ++i)
@@ -90,7 +97,7 @@ void check_structure(Trace& t, const Scaffold& global, BorderReach& reach) {
         throw NotPartitionable{"a local section also reads another value that the proposal changes"};
   if (border->plate_children < border->children.size()) {
     Node* first = border->children[border->plate_children];
-    if (SectionChain chain; !chain.match(t, reach, first)) checked_section(t, reach, first);
+    if (SectionChain chain; !chain.match(t, reach, first)) checked_section(t, reach, first, exact);
   }
 }
 
@@ -151,11 +158,14 @@ std::string block_problem(const BlockChoice& choice, BorderInfo& info) {
 class Transition {
  public:
   Transition(Trace& t, const BlockSpec& spec, const SubsampledOptions& o, SubsampledState& st)
-      : t_(t), spec_(spec), opts_(o), st_(st), chain_values_(st.chain_values), saved_(st.saved_values) {
+      : t_(t), spec_(spec), opts_(o), st_(st), node_roots_(st.node_roots), chain_values_(st.chain_values),
+        saved_(st.saved_values) {
+    node_roots_.clear();
     chain_values_.clear();
     saved_.clear();
   }
   ~Transition() {  // the buffers keep their memory, not the values (a vector each may hold)
+    node_roots_.clear();
     chain_values_.clear();
     saved_.clear();
   }
@@ -182,6 +192,7 @@ class Transition {
     st_.chains().forget(t_);
     return false;
   }
+  void add_brush_roots(SectionGroup& g) const;
   void restore_in_place();
   /// Runs f while the border holds its old value (the proposed one is back afterwards, also if f throws).
   template <class F>
@@ -215,6 +226,7 @@ class Transition {
   Value old_value_, new_value_;
   uint64_t old_version_ = 0;
   std::vector<Section> visited_;
+  std::vector<Node*>& node_roots_;  // exact mh with a section with brush: the border's node children at the start
   FlatPtrMap<Node, double> shares_;  // roots of sections with several, not drawn yet: their share of its l
   std::vector<SectionChain> chains_;  // sections evaluated from values alone (nothing to undo)
   std::vector<Value>& chain_values_;  // their new link values, in order
@@ -327,7 +339,8 @@ bool Transition::switch_proxies() {
 
 void Transition::visit_section(size_t s, size_t slot, double* out) {
   if (s >= plate_rows_) {
-    out[slot] = visit(border_->children[border_->plate_children + (s - plate_rows_)]);
+    const size_t i = s - plate_rows_;
+    out[slot] = visit(node_roots_.empty() ? border_->children[border_->plate_children + i] : node_roots_[i]);
     return;
   }
   size_t p = 0;
@@ -394,6 +407,12 @@ void Transition::infinite_row(const PlateVisit& pv, size_t j) const {
 }
 
 double Transition::visit(Node* root) {
+  // The other roots of a section with several, scored already in this transition: their share of its l. First: a
+  // root in a section's brush (exact mh) may look like a chain, but it was resimulated with the brush.
+  if (const double* share = shares_.empty() ? nullptr : shares_.find(root)) {
+    ++st_.stats.sections_visited;
+    return *share;
+  }
   const SectionChain* chain = st_.chains().find(root);
   SectionChain matched;
   const bool found = chain != nullptr;
@@ -416,33 +435,39 @@ double Transition::visit(Node* root) {
     impossible_ |= !l;
     return l.value_or(kNegInf);
   }
-  // The other roots of a section with several, scored already in this transition: their share of its l.
-  if (const double* share = shares_.find(root)) {
-    ++st_.stats.sections_visited;
-    return *share;
-  }
   std::optional<SectionGroup> group;
   if (dag == nullptr) {
     auto section = std::make_shared<const SectionDag>(t_, reach_, root);
     if (!section->evaluable()) {  // its roots are kept: later visits build its scaffold without searching them
-      group = checked_section(t_, reach_, root);
+      group = checked_section(t_, reach_, root, exact_);
       section = std::make_shared<const SectionDag>(group->roots);
     }
-    st_.chains().put_section(section);
+    // Not a section with brush (exact mh only): its regen replaces the roots that are in the brush.
+    if (!group || group->scaffold.brush.empty()) st_.chains().put_section(section);
     dag = std::move(section);
   }
   if (dag->evaluable()) {
     if (!inputs_made_fresh([&] { dag->make_inputs_fresh(t_, border_); })) return visit(root);
     return visit_in_place(root, std::move(dag));
   }
-  if (!group) group = checked_section(t_, reach_, root, &dag->roots());
+  if (!group) group = checked_section(t_, reach_, root, exact_, &dag->roots());
+  if (!group->scaffold.brush.empty()) add_brush_roots(*group);
   // Values read from other borders' stale sections are repaired first; this border's own are handled below.
   if (!inputs_made_fresh([&] { return ensure_scaffold_fresh(t_, group->scaffold, border_); })) return visit(root);
-  Section sec{{}, std::move(group->scaffold), std::make_unique<Db>(t_), {}, {}};
+  Section sec{{}, std::move(group->scaffold), std::make_unique<Db>(t_), {}, {}, {}};
   bool stale = false;
   for (Node* r : group->roots) {
     sec.roots.push_back({r, r->version, std::nullopt});
     stale |= r->version != old_version_;
+  }
+  const bool brush = !sec.scaffold.brush.empty();
+  if (brush) {
+    // Its repair would replace the brush the scaffold names (and a failure could not put the stale one back): the
+    // general path repairs it first. Only an approximate move leaves a section stale.
+    if (stale) throw NotPartitionable{"a local section that changes the structure of the trace is stale"};
+    // Its regen adds and removes children of the border: the sections are numbered on the children as they were.
+    if (node_roots_.empty()) node_roots_.assign(border_->children.begin() + border_->plate_children,
+                                                border_->children.end());
   }
   if (stale) {
     // Stale (section 3.5): bring it up to date with the border's current (old) value before scoring it.
@@ -467,8 +492,11 @@ double Transition::visit(Node* root) {
   procedures_ |= resamples_procedures(sec.scaffold);
   const double rho = detach_and_extract(t_, sec.scaffold, *sec.old_state);
   double xi = 0;
+  const size_t children = border_->children.size();  // new children are appended
   try {
     xi = regen_and_attach(t_, sec.scaffold, false, *sec.old_state);
+    if (brush) sec.new_roots.assign(border_->children.begin() + static_cast<std::ptrdiff_t>(children),
+                                    border_->children.end());
     // A density of +inf under the proposed value fails the transition. Detached first, as a failed regen leaves
     // the section, for the restore below.
     if (!(xi < kPosInf)) [[unlikely]]
@@ -498,6 +526,18 @@ double Transition::visit(Node* root) {
   visited_.push_back(std::move(sec));
   ++st_.stats.sections_visited;
   return share;
+}
+
+/// Exact mh: reads of the border in the section's brush whose branches do not meet its own (one that ends in a
+/// random choice of the brush, say) are not sections: the general path resimulates them with the brush. They join
+/// the section's roots. (They come after its first root among the border's children: a family is brush because of
+/// a request in D, evaluated before the family was.)
+void Transition::add_brush_roots(SectionGroup& g) const {
+  g.scaffold.brush.for_each([&](Node* n) {
+    bool reads_border = false;
+    for_each_parent(n, [&](Node* p) { reads_border |= p == border_; });
+    if (reads_border && std::find(g.roots.begin(), g.roots.end(), n) == g.roots.end()) g.roots.push_back(n);
+  });
 }
 
 /// A section of primitive applications: evaluated in place under the old value if it is stale, then under the
@@ -586,7 +626,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   Node* principals[] = {v};
   // Alg. 3 step 1-2: the global section only, stopping at the border.
   Scaffold global = build_scaffold(t_, principals, std::move(kernels), border_);
-  check_structure(t_, global, reach_);
+  check_structure(t_, global, reach_, exact_);
   if (!ensure_scaffold_fresh(t_, global)) throw ShapeMoved{};  // nothing proposed yet: the caller selects again
   procedures_ = resamples_procedures(global);
   old_value_ = border_->value;
@@ -600,9 +640,13 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   new_value_ = border_->value;
   double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
   // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
-  const Rng before_u = t_.rng();
-  const double target = std::log(t_.rng().uniform()) - alpha_g;  // N mu0: the decision is sum(l_i) >= target
-  const double mu0 = target / static_cast<double>(n);
+  std::optional<Rng> before_u;
+  double target = 0;  // N mu0: the decision is sum(l_i) >= target
+  auto draw_u = [&] {
+    before_u = t_.rng();
+    target = std::log(t_.rng().uniform()) - alpha_g;
+  };
+  if (!exact_) draw_u();
   std::vector<uint32_t>* order_ptr = exact_ ? nullptr : &t_.section_order(border_, n);
   Rng* order_rng = exact_ ? nullptr : &st_.order_rng(t_);
   double proxy_sum = 0;
@@ -622,21 +666,36 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   size_t drawn = 0;
   // With control variates the test decides mean(l_i - p_i) >= mu0 - sum(p_i)/N: the same decision, since
   // sum(p_i) over all N sections is known (node sections have p_i = 0).
-  SequentialTestConfig cfg{std::isnan(mu0)       ? std::numeric_limits<double>::infinity()
-                           : std::isfinite(mu0) ? mu0 - proxy_sum / static_cast<double>(n)
-                                                : mu0,
-                           n, opts_.batch, opts_.epsilon, opts_.min_batches, opts_.spending};
+  auto mu0 = [&] {
+    const double m = target / static_cast<double>(n);
+    return std::isnan(m) ? std::numeric_limits<double>::infinity()
+                         : std::isfinite(m) ? m - proxy_sum / static_cast<double>(n) : m;
+  };
+  SequentialTestConfig cfg{mu0(), n, opts_.batch, opts_.epsilon, opts_.min_batches, opts_.spending};
   std::optional<SequentialTest> test;
   std::array<double, 256> small;
   std::vector<double> large(opts_.batch > small.size() ? std::min(opts_.batch, n) : 0);
   double* out = large.empty() ? small.data() : large.data();
   try {
-    test.emplace(cfg, st_.cache());
-    while (!test->done()) {
+    if (exact_) {
+      // Every section, in order, before u: exact mh's general path draws u after regenerating the whole scaffold,
+      // so a section with brush or a choice to resample draws the same numbers here as there.
+      for (; drawn < n; ++drawn) visit_section(drawn, drawn, out);
+      score_plates(out);
+      // All N l_i are in this one mini-batch, and the decision must be the general path's: there a NaN l_i makes
+      // log alpha NaN, a rejection without u; the test would stop the [infer].
+      if (std::any_of(out, out + n, [](double l) { return std::isnan(l); })) impossible_ = true;
+      if (!impossible_) {
+        draw_u();
+        cfg.mu0 = mu0();
+      }
+    }
+    // A section that fails under the proposed value rejects the move whatever the others are, as regen's failure
+    // does in exact mh; even an impossible current state (l_i = +inf) is not left for it.
+    if (!impossible_) test.emplace(cfg, st_.cache());
+    while (test && !test->done()) {
       const size_t k = test->next_batch_size();
-      if (order_rng == nullptr) {
-        for (size_t j = 0; j < k; ++j) visit_section(drawn++, j, out);  // exact: every section, in order
-      } else {
+      if (!exact_) {
         // Incremental Fisher-Yates: a uniform draw without replacement, O(1) per section. The swap partners
         // are drawn for the whole mini-batch first (the same draws in the same order) and fetched together.
         std::vector<uint32_t>& order = *order_ptr;
@@ -649,14 +708,9 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
           std::swap(order[drawn], order[swap_with_[j]]);
           visit_section(order[drawn++], j, out);
         }
+        score_plates(out);
+        if (impossible_) break;
       }
-      score_plates(out);
-      // Exact mh sees all N l_i in this one mini-batch, and must decide as its general path does: there a NaN
-      // l_i makes log alpha NaN, a rejection without u; the test would stop the [infer].
-      if (exact_ && std::any_of(out, out + k, [](double l) { return std::isnan(l); })) impossible_ = true;
-      // A section that fails under the proposed value rejects the move whatever the others are, as regen's
-      // failure does in exact mh; even an impossible current state (l_i = +inf) is not left for it.
-      if (impossible_) break;
       for (size_t j = 0; j < k; ++j) {
         test->add(out[j]);
         drawn_sum_ += out[j];
@@ -696,6 +750,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     size_t seen = chains_.size();
     for (Section& s : visited_) {
       for (Section::Root& r : s.roots) r.node->version = border_->version;
+      for (Node* r : s.new_roots) r->version = border_->version;
       seen += s.roots.size();
     }
     for (const InPlace& s : in_place_) {
@@ -724,7 +779,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     return true;
   }
   // Reject: the global section first (the border gets its old value back), then the visited sections.
-  if (impossible_) t_.rng() = before_u;
+  if (impossible_ && before_u) t_.rng() = *before_u;  // exact mh rejects such a move without drawing u
   Db xi_db(t_);
   detach_and_extract(t_, global, xi_db);
   regen_and_attach(t_, global, true, rho_db);
@@ -745,8 +800,8 @@ const std::string* SubsampledState::refusal(const Trace& trace, const Node* bord
   return r.trace == trace.id() && r.border == border && r.epoch == trace.shape_epoch() ? &r.reason : nullptr;
 }
 
-void SubsampledState::refuse(const Trace& trace, const Node* border, std::string reason) {
-  refusal_ = Refusal{trace.id(), border, trace.shape_epoch(), std::move(reason)};
+void SubsampledState::refuse(const Trace& trace, const Node* border, std::string reason, bool local) {
+  refusal_ = Refusal{trace.id(), border, trace.shape_epoch(), std::move(reason), local};
 }
 
 namespace {
@@ -762,7 +817,7 @@ std::optional<bool> attempt_partitioned(Trace& trace, SubsampledState& state, co
     return transition();
   } catch (const NotPartitionable& np) {
     trace.rng() = stream;
-    state.refuse(trace, border, np.reason);
+    state.refuse(trace, border, np.reason, np.local);
     return std::nullopt;
   }
 }
@@ -866,6 +921,7 @@ SubsampledState& partitioned_state(Trace& trace) {
 }  // namespace
 
 uint64_t partitioned_mh_chain_hits(Trace& trace) { return partitioned_state(trace).chains().hits(); }
+const SubsampledStats& partitioned_mh_stats(Trace& trace) { return partitioned_state(trace).stats; }
 
 std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
                                              std::optional<double> drift_sigma) {
@@ -881,11 +937,14 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
   opts.drift_sigma = drift_sigma;
   SubsampledState& state = partitioned_state(trace);
   state.cache().bind(0, info.n);
-  return attempt_partitioned(trace, state, info.border, [&] {
+  std::optional<bool> a = attempt_partitioned(trace, state, info.border, [&] {
     Transition t(trace, spec, opts, state);
     t.exact_ = true;
     return t.run(choice, choice.principals[0], info);
   });
+  state.stats.transitions += a ? 1 : 0;
+  state.stats.accepted += a.value_or(false) ? 1 : 0;
+  return a;
 }
 
 void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts) {
@@ -899,7 +958,7 @@ void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOpti
     try {
       Node* principals[] = {choice.principals[0]};
       BorderReach reach(info.border);
-      check_structure(trace, build_scaffold(trace, principals, {}, info.border), reach);
+      check_structure(trace, build_scaffold(trace, principals, {}, info.border), reach, false);
     } catch (const NotPartitionable& np) {
       fail(s, np.reason);
     }
@@ -923,7 +982,7 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
   BlockChoice choice;
   MhOptions exact;
   exact.drift_sigma = opts.drift_sigma;
-  exact.allow_partition = false;  // the partitioned path would refuse what this one did (or find no border)
+  exact.allow_partition = false;  // no border, or a block that cannot be partitioned: the general path
   auto run_exact = [&] {
     ++state.stats.exact_transitions;
     bool a = mh_on_principals(trace, choice, spec, exact);
@@ -954,6 +1013,10 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
       return *a;
     }
     problem = *state.refusal(trace, info.border);
+    // Exact mh through the partition regenerates the local sections this one refused (brush, a choice to
+    // resample). It would refuse for the other reasons too, and its refused attempt, moving the shape epoch,
+    // would make this kernel try again at every transition.
+    exact.allow_partition = state.refused_locally();
   }
   if (!opts.fallback_to_mh) fail(spec, problem);
   if (!state.fallback_reported) {

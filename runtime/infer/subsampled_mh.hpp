@@ -50,7 +50,9 @@ class SubsampledState {
   /// would refuse again (partitionability depends only on edges, observed choices and the procedures applied,
   /// all of which move Trace::shape_epoch), so the transition goes to exact mh at once.
   const std::string* refusal(const Trace& trace, const Node* border) const;
-  void refuse(const Trace& trace, const Node* border, std::string reason);
+  void refuse(const Trace& trace, const Node* border, std::string reason, bool local = false);
+  /// Whether the last refusal was of a local section that exact mh's partition regenerates by itself.
+  bool refused_locally() const { return refusal_.local; }
   TQuantileCache& cache() { return cache_; }
   /// The stream that orders local sections, split once from the trace's stream: the trace's own draws
   /// per transition (block, proposal, u) are then exactly those of exact mh.
@@ -62,6 +64,7 @@ class SubsampledState {
   /// moved each value about once more): the new values of section chains, the old values of sections evaluated
   /// in place.
   std::vector<Value> chain_values, saved_values;
+  std::vector<Node*> node_roots;  // exact mh: the border's children when a section's brush is about to move them
 
  private:
   struct Refusal {
@@ -69,6 +72,7 @@ class SubsampledState {
     const Node* border = nullptr;
     uint64_t epoch = 0;
     std::string reason;
+    bool local = false;
   };
   TQuantileCache cache_;
   ChainCache chains_;
@@ -96,6 +100,8 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
                                              std::optional<double> drift_sigma);
 /// How many chains partitioned_mh_transition has found in the cache of `trace` (for tests).
 uint64_t partitioned_mh_chain_hits(Trace& trace);
+/// What partitioned_mh_transition has done on `trace` (for tests: the sections it visited, refused attempts included).
+const SubsampledStats& partitioned_mh_stats(Trace& trace);
 
 /// The border of principal node v (Def. 6) and its number of children N, found without visiting them.
 struct BorderInfo {
