@@ -3,6 +3,7 @@
 #include "runtime/regen/refresh.hpp"
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "runtime/core/flat_ptr_map.hpp"
@@ -23,13 +24,21 @@ bool is_random_output(Node* n) {
   return p != nullptr && p->sp().is_random();
 }
 
-/// If `n` is a stale section root (a child of a border whose version moved on), repairs its section.
-void repair_if_stale_root(Trace& t, Node* n, Node* except_border) {
-  if (n->kind == NodeKind::kPlate) return;  // stores nothing computed: never stale
+/// If `n` is a stale section root (a child of a border whose version moved on), repairs its section. Returns true,
+/// touching n no more, if a repair moved the trace's shape: regenerating brush may have deleted n itself.
+bool repair_if_stale_root(Trace& t, Node* n, Node* except_border) {
+  if (n->kind == NodeKind::kPlate) return false;  // stores nothing computed: never stale
   auto& stale = t.stale_borders();
-  for_each_parent(n, [&](Node* p) {
-    if (p != except_border && n->version != p->version && stale.find(p) != stale.end()) refresh_section(t, p, n);
-  });
+  const uint64_t epoch = t.shape_epoch();
+  const size_t definite = definite_parent_count(n);
+  const size_t parents = definite + (n->kind == NodeKind::kOutput ? as_output(n)->esr_parents.size() : 0);
+  for (size_t i = 0; i < parents; ++i) {
+    Node* p = i < definite ? definite_parent(n, i) : as_output(n)->esr_parents[i - definite];
+    if (p == except_border || n->version == p->version || stale.find(p) == stale.end()) continue;
+    refresh_section(t, p, n);
+    if (t.shape_epoch() != epoch) return true;
+  }
+  return false;
 }
 
 /// The nodes one walk has seen: a linear scan over the first few, a hash set beyond.
@@ -91,9 +100,11 @@ bool stale_elsewhere(Trace& trace, const Node* except_border) {
   return stale.size() > 1 || (stale.size() == 1 && stale.begin()->first != except_border);
 }
 
-void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
-  // A constant (a datum, most often) has nothing to repair.
-  if (x->kind == NodeKind::kConstant || !stale_elsewhere(trace, except_border)) return;
+namespace {
+
+/// ensure_fresh's walk from x. A repair that moved the trace's shape (a section's brush regenerated) may have
+/// deleted nodes the walk still holds: it stops there and returns true.
+bool fresh_walk(Trace& trace, Node* x, Node* except_border) {
   // Walk up through deterministic values (random choices are never stale: only their arguments can be),
   // repairing stale section roots from the top down. Called for every operand of every section read while
   // another border has stale sections, so nothing is allocated per call: the stack is on a per-thread scratch
@@ -109,13 +120,24 @@ void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
   while (!stack.empty()) {
     const auto [n, expanded] = stack.pop();
     if (expanded) {
-      repair_if_stale_root(trace, n, except_border);
+      if (repair_if_stale_root(trace, n, except_border)) return true;
       continue;
     }
     if (!seen.insert(n)) continue;
     stack.push({n, true});
     if ((is_random_output(n) && n != x) || n == except_border) continue;
     for_each_parent(n, [&](Node* p) { stack.push({p, false}); });
+  }
+  return false;
+}
+
+}  // namespace
+
+void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
+  // A constant (a datum, most often) has nothing to repair.
+  if (x->kind == NodeKind::kConstant || !stale_elsewhere(trace, except_border)) return;
+  // x is what is read, not a node a repair replaces: after a repair that moved the shape, walk again from it.
+  while (fresh_walk(trace, x, except_border)) {
   }
 }
 
@@ -129,8 +151,9 @@ bool ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_
   scaffold.brush.for_each([&](Node* n) { nodes.push_back(n); });
   const uint64_t epoch = trace.shape_epoch();
   for (Node* n : nodes) {
-    ensure_fresh(trace, n, except_border);
-    if (trace.shape_epoch() != epoch) return false;  // the nodes after n may be gone
+    if (n->kind == NodeKind::kConstant) continue;
+    // A repair that moved the shape may have removed n or the nodes after it (the scaffold's brush).
+    if (fresh_walk(trace, n, except_border) || trace.shape_epoch() != epoch) return false;
   }
   return true;
 }

@@ -201,19 +201,30 @@ TEST_CASE("odd local sections: a failure inside one leaves the trace as it was")
   CHECK(partitioned_mh_stats(e.trace()).transitions == static_cast<uint64_t>(i - 1));
 }
 
-// An approximate move can leave an odd section stale (it accepts without drawing it): exact mh then repairs it by
-// the general path once, and goes through the partition again after.
-TEST_CASE("odd local sections left stale by an approximate move") {
-  Engine e(17);
-  test::run(e, program(kBrush, 1));
+/// Approximate moves on w (eps > 0, two sections a mini-batch) that fall back to exact mh.
+SubsampledOptions approximate() {
   SubsampledOptions so;
   so.batch = 2;
   so.epsilon = 0.3;
   so.drift_sigma = 0.3;
   so.fallback_to_mh = true;
-  SubsampledState state;
+  return so;
+}
+
+MhOptions drift() {
   MhOptions o;
   o.drift_sigma = 0.3;
+  return o;
+}
+
+// An approximate move can leave an odd section stale (it accepts without drawing it): exact mh then repairs it by
+// the general path once, and goes through the partition again after.
+TEST_CASE("odd local sections left stale by an approximate move") {
+  Engine e(17);
+  test::run(e, program(kBrush, 1));
+  const SubsampledOptions so = approximate();
+  SubsampledState state;
+  const MhOptions o = drift();
   for (int i = 0; i < 200; ++i) {
     CAPTURE(i);
     subsampled_mh_transition(e.trace(), w_all("subsampled_mh"), so, state);
@@ -225,6 +236,28 @@ TEST_CASE("odd local sections left stale by an approximate move") {
   CHECK(test::inconsistent_nodes(e) == 0);
   CHECK(state.stats.transitions - state.stats.exact_transitions > 100);  // many approximate moves
   CHECK(partitioned_mh_stats(e.trace()).transitions > 100);
+}
+
+// The general path repairs a stale section with brush before detaching its scaffold: the repair replaces the brush
+// (and the reads of w in it) that the scaffold, and the walk up from the node being read, still named. Both now
+// start again after a repair that moved the trace's shape (this crashed, reading deleted nodes).
+TEST_CASE("odd local sections: repairing a stale one with brush does not leave the general path on deleted nodes") {
+  for (const std::string& odd : {kBrush, kRandomBrush}) {
+    for (uint64_t seed = 1; seed < 6; ++seed) {
+      CAPTURE(seed);
+      Engine e(seed);
+      test::run(e, program(odd, 3));
+      const SubsampledOptions so = approximate();
+      SubsampledState state;
+      const MhOptions o = drift();
+      for (int i = 0; i < 300; ++i) {
+        subsampled_mh_transition(e.trace(), w_all("subsampled_mh"), so, state);
+        subsampled_mh_transition(e.trace(), w_all("subsampled_mh"), so, state);
+        mh_transition(e.trace(), w_all(), o);
+      }
+      CHECK(partitioned_mh_stats(e.trace()).transitions > 300);
+    }
+  }
 }
 
 }  // namespace
