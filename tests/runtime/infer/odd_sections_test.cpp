@@ -260,5 +260,24 @@ TEST_CASE("odd local sections: repairing a stale one with brush does not leave t
   }
 }
 
+// Approximate moves (with the fallback to exact mh when one meets an odd section) leave odd sections stale on
+// branches the new value does not take; repairing every section makes the trace consistent again (refresh_all took
+// a copy of the border's children, which the repairs of such sections change).
+TEST_CASE("odd local sections: refresh_all after approximate moves gives a consistent trace") {
+  for (const std::string& odd : {kBrush, kRandomBrush}) {
+    for (uint64_t seed = 1; seed <= 12; ++seed) {
+      CAPTURE(seed);
+      CAPTURE(odd);
+      Engine e(seed);
+      test::run(e, program(odd, 3));
+      const SubsampledOptions so = approximate();
+      SubsampledState state;
+      for (int i = 0; i < 100; ++i) subsampled_mh_transition(e.trace(), w_all("subsampled_mh"), so, state);
+      refresh_all(e.trace());
+      CHECK(test::inconsistent_nodes(e) == 0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vnt
