@@ -63,6 +63,9 @@ std::optional<bool> mh_once(Trace& trace, const BlockChoice& choice, const Block
       accepted = partitioned_mh_transition(trace, choice, spec, opts.drift_sigma);
     } catch (const ShapeMoved&) {
       return std::nullopt;
+    } catch (const DeferredRepair& d) {  // the transition was undone: now the repair, then a new selection
+      d.repair(trace);
+      return std::nullopt;
     }
     if (accepted) {
       shape.keep = true;  // it moved the epoch itself if it changed a procedure

@@ -677,6 +677,12 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   std::vector<double> large(opts_.batch > small.size() ? std::min(opts_.batch, n) : 0);
   double* out = large.empty() ? small.data() : large.data();
   try {
+    // Visited sections are held from here on: a repair that would remove nodes is deferred (DeferredRepair). Off
+    // again before the catch below restores them.
+    struct Holding {
+      bool& flag;
+      ~Holding() { flag = false; }
+    } holding{t_.holds_sections() = true};
     if (exact_) {
       // Every section, in order, before u: exact mh's general path draws u after regenerating the whole scaffold,
       // so a section with brush or a choice to resample draws the same numbers here as there.
@@ -1004,6 +1010,8 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
       });
       selected = true;
     } catch (const ShapeMoved&) {  // repairs may have removed what was selected
+    } catch (const DeferredRepair& d) {  // the transition was undone: now the repair, then a new selection
+      d.repair(trace);
     }
   }
   if (problem.empty()) {

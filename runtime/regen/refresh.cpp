@@ -174,6 +174,8 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
 }
 
 void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, Scaffold& scaffold) {
+  if (trace.holds_sections() && !scaffold.brush.empty()) [[unlikely]]
+    throw DeferredRepair{border, roots[0]};
   std::vector<Value> stale;
   for (Node* r : roots) stale.push_back(r->value);
   // A repair changes values only (new or removed edges move the epoch themselves), so it moves the shape epoch, which
@@ -214,6 +216,11 @@ void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, S
     }
   }
   mark_fresh(trace, border, roots);
+}
+
+void DeferredRepair::repair(Trace& trace) const {
+  VNT_ASSERT(!trace.holds_sections(), "a deferred repair made while a kernel holds sections");
+  refresh_section(trace, border, root);
 }
 
 void refresh_all(Trace& trace) {

@@ -30,6 +30,17 @@ void ensure_fresh(Trace& trace, Node* x, Node* except_border = nullptr);
 /// caller selects the block again.
 struct ShapeMoved {};
 
+/// Thrown instead of repairing the stale section of `root` under `border` when the repair would change the
+/// structure of the trace (its scaffold has brush: an `if` whose branch may change) while a kernel holds the
+/// sections it has visited (Trace::holds_sections): the removed nodes could be among them, or among the border's
+/// children it numbers. The kernel puts everything back, calls repair(), and selects its block again.
+struct DeferredRepair {
+  Node* border;
+  Node* root;
+  /// Repairs the section, now that nothing holds nodes of it.
+  void repair(Trace& trace) const;
+};
+
 /// Recomputes the local section rooted at `root` (a child of `border`) from the border's current value.
 void refresh_section(Trace& trace, Node* border, Node* root);
 

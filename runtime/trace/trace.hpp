@@ -73,6 +73,9 @@ class Trace {
   /// transitions (subsampled_mh's section chains) is valid while it has not moved, except by its owner.
   uint64_t shape_epoch() const { return shape_epoch_; }
   uint64_t touch_shape() { return ++shape_epoch_; }
+  /// Set while a kernel holds nodes of the local sections it has visited: a repair that would change the structure
+  /// of the trace then throws DeferredRepair (runtime/regen/refresh.hpp) instead of removing nodes under it.
+  bool& holds_sections() { return holds_sections_; }
   /// Distinguishes traces, for caches that could outlive one.
   uint64_t id() const { return id_; }
 
@@ -164,6 +167,7 @@ class Trace {
   const std::atomic<bool>* interrupt_ = nullptr;
   std::string interrupt_what_;
   bool interrupts_evaluation_ = true;
+  bool holds_sections_ = false;
   int transaction_depth_ = 0;
   uint64_t shape_epoch_ = 0;
   uint64_t border_versions_ = 0;

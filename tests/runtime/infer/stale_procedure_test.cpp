@@ -149,5 +149,62 @@ TEST_CASE("forgetting a section left stale on another branch") {
   });
 }
 
+// Found by fuzzing: w is read inside branches that z and w decide, and by procedures z chooses; mh on one choice of
+// the default scope and subsampled_mh falling back to exact mh interleave. An exact move of w that repaired a stale
+// section while visiting w's sections removed reads of w it held or had numbered (heap-use-after-free under ASan;
+// it fails so without DeferredRepair). Such a repair is now made after the transition is undone, and the
+// transition is tried again.
+TEST_CASE("a repair that would remove sections a transition holds is made after undoing the transition") {
+  const std::string program =
+    "[assume z (scope_include 'z 0 (normal 0 2))]\n"
+    "[assume w (scope_include 'w 0 (normal 0 2))]\n"
+    "[assume ops (list * normal +)]\n"
+    "[assume pick (lambda (x) (lookup ops (round (* 2 (logistic (* 5 (- z x)))))))]\n"
+    "d0: [observe (normal (* w 0.664) 1) 0.069]\n"
+    "d1: [observe (normal (* w 0.148) 1) 0.558]\n"
+    "d2: [observe (normal (* w 1.47) 1) 1.63]\n"
+    "d3: [observe (normal (* w 0.839) 1) 0.938]\n"
+    "d4: [observe (normal (+ (* w -0.715) (* z -0.715)) 1) 0.713]\n"
+    "d5: [observe (if (> w -0.719) (normal w 1) (normal (* 2 w) 1)) 0.42]\n"
+    "d6: [observe (normal (* w -1.006) 1) 0.005]\n"
+    "d7: [observe (if (> (+ z w) 1.046) (normal z 1) (normal w 1)) 2.448]\n"
+    "d8: [observe (normal (* w 1.034) 1) -0.017]\n"
+    "d9: [observe (normal (* w -0.758) 1) 1.345]\n"
+    "d10: [observe (normal (* w 1.334) 1) 1.488]\n"
+    "d11: [observe (normal (+ (* w -1.478) (* z -1.478)) 1) -1.674]\n"
+    "d12: [observe (normal (* w 0.615) 1) -0.144]\n"
+    "d13: [observe (normal (* w -0.229) 1) 2.076]\n"
+    "d14: [observe (normal (* w -0.146) 1) 0.582]\n"
+    "d15: [observe (normal (+ (* w -1.257) (* z -1.257)) 1) 1.271]\n"
+    "d16: [observe (normal (+ z (* w 1.492)) 1) -0.935]\n"
+    "d17: [observe (normal ((pick -1.065) w 1.165) 1) 0.329]\n"
+    "d18: [observe (if (> z -1.301) (normal (normal w 1) 1) (normal (- w) 2)) 1.715]\n"
+    "d19: [observe (normal (+ z (* w -0.949)) 1) -0.234]\n"
+    "d20: [observe (normal (+ z (* w 0.266)) 1) 0.058]\n"
+    "d21: [observe (normal (* w 1.018) 1) 0.002]\n"
+    "d22: [observe (normal ((pick -0.668) w 0.768) 1) -1.231]\n"
+    "d23: [observe (normal (* w 1.304) 1) -0.483]\n"
+    "d24: [observe (normal (* w -1.423) 1) 0.241]\n"
+    "d25: [observe (if (> (+ z w) -0.643) (normal z 1) (normal w 1)) 0.825]\n"
+    "d26: [observe (if (> z -0.519) (normal (normal w 1) 1) (normal (- w) 2)) 0.111]\n"
+    "d27: [observe (normal (* w 0.456) 1) 1.29]\n"
+    "d28: [observe (normal ((lambda (v) (* v 1.109)) w) 1) 0.329]\n"
+    "d29: [observe (if (> w 1.182) (normal w 1) (normal (* 2 w) 1)) 0.136]\n"
+    "d30: [observe (normal (* w -0.75) 1) 0.021]\n"
+    "d31: [observe (normal (+ z (* w -0.41)) 1) 0.158]\n"
+    "d32: [observe (normal (+ z (* w -0.404)) 1) 1.648]\n"
+    "d33: [observe (normal (+ z (* w -0.182)) 1) -2.729]\n"
+    "d34: [observe (normal (* w 1.25) 1) 0.771]\n"
+    "[infer (repeat 20 (do (mh default one 1) (subsampled_mh w one 5 0.2 'drift 3 1 'fallback 'mh)))]\n";
+  for (uint64_t seed : {1, 4, 7}) {
+    CAPTURE(seed);
+    Engine e(seed);
+    test::run(e, program);
+    CHECK_FALSE(e.trace().holds_sections());
+    refresh_all(e.trace());
+    CHECK(test::inconsistent_nodes(e) == 0);
+  }
+}
+
 }  // namespace
 }  // namespace vnt
