@@ -533,11 +533,13 @@ double Transition::visit(Node* root) {
 /// the section's roots. (They come after its first root among the border's children: a family is brush because of
 /// a request in D, evaluated before the family was.)
 void Transition::add_brush_roots(SectionGroup& g) const {
+  const size_t found = g.roots.size();
   g.scaffold.brush.for_each([&](Node* n) {
     bool reads_border = false;
     for_each_parent(n, [&](Node* p) { reads_border |= p == border_; });
     if (reads_border && std::find(g.roots.begin(), g.roots.end(), n) == g.roots.end()) g.roots.push_back(n);
   });
+  by_creation(std::span<Node*>(g.roots).subspan(found));  // the brush table's order follows addresses
 }
 
 /// A section of primitive applications: evaluated in place under the old value if it is stale, then under the

@@ -149,6 +149,7 @@ bool ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_
   scaffold.drg.for_each([&](Node* n, int) { nodes.push_back(n); });
   scaffold.absorbing.for_each([&](Node* n) { nodes.push_back(n); });
   scaffold.brush.for_each([&](Node* n) { nodes.push_back(n); });
+  by_creation(nodes);  // repairs may draw (brush from its prior): in an order that does not follow addresses
   const uint64_t epoch = trace.shape_epoch();
   for (Node* n : nodes) {
     if (n->kind == NodeKind::kConstant) continue;

@@ -54,6 +54,7 @@ std::optional<SectionGroup> section_group(Trace& trace, BorderReach& reach, Node
     g.scaffold.drg.for_each([&](Node* n, int) { other_reads(n); });
     g.scaffold.absorbing.for_each(other_reads);
     if (g.roots.size() == found) return g;
+    by_creation(std::span<Node*>(g.roots).subspan(found));  // found in the order of the tables: by address
     if (g.roots.size() > kMaxSectionRoots) return std::nullopt;
     std::optional<Scaffold> s = build_local_scaffold(trace, border, g.roots, per_root * g.roots.size());
     if (!s) return std::nullopt;

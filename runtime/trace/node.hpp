@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "runtime/trace/env.hpp"
@@ -29,10 +31,17 @@ struct Node {
   uint32_t plate_children = 0;   // how many children are plates (kept first in `children`; see plate.hpp)
   uint64_t version = 0;          // of a border: new for each accepted subsampled move; of a local section's
                                  // root: the border version its values were computed from (stale if older)
+  uint64_t seq = 0;              // creation order in its trace: where a walk visits nodes in the order of a table
+                                 // keyed by address, this order keeps runs reproducible (by_creation)
   Value value;
   const Expr* expr;              // source of the span in messages; may be null for synthesized nodes
   std::vector<Node*> children;
 };
+
+/// Sorts nodes by creation (Node::seq): a deterministic order for nodes gathered from tables keyed by address.
+inline void by_creation(std::span<Node*> nodes) {
+  std::sort(nodes.begin(), nodes.end(), [](const Node* a, const Node* b) { return a->seq < b->seq; });
+}
 
 struct ConstantNode : Node {
   ConstantNode(const Expr* e, Value v) : Node(NodeKind::kConstant, e) { value = std::move(v); }

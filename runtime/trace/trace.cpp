@@ -26,12 +26,15 @@ Trace::~Trace() = default;
 
 ConstantNode* Trace::new_constant(const Expr* e, Value v) {
   ++live_nodes_;
-  return new ConstantNode(e, std::move(v));
+  auto* n = new ConstantNode(e, std::move(v));
+  n->seq = next_seq_++;
+  return n;
 }
 
 LookupNode* Trace::new_lookup(const Expr* e, Node* source) {
   ++live_nodes_;
   auto* n = new LookupNode(e, source);
+  n->seq = next_seq_++;
   n->version = source->version;  // computed from the source's current value: fresh
   add_child(source, n);
   return n;
@@ -41,6 +44,8 @@ OutputNode* Trace::new_application(const Expr* e, Node* op, std::vector<Node*> o
   live_nodes_ += 2;
   auto* out = new OutputNode(e, op, std::move(operands), std::move(env));
   auto* req = new RequestNode(e, out);
+  out->seq = next_seq_++;
+  req->seq = next_seq_++;
   out->request = req;
   add_child(op, req);
   add_child(op, out);
@@ -79,6 +84,7 @@ void Trace::destroy_family(Node* root) {
 
 void Trace::attach_plate(PlateNode* plate) {
   ++live_nodes_;
+  plate->seq = next_seq_++;
   add_child(plate->procedure, plate);
   for (Node* in : plate->inputs) add_child(in, plate);
 }

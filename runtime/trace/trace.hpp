@@ -168,6 +168,7 @@ class Trace {
   std::string interrupt_what_;
   bool interrupts_evaluation_ = true;
   bool holds_sections_ = false;
+  uint64_t next_seq_ = 0;  // Node::seq of the next node
   int transaction_depth_ = 0;
   uint64_t shape_epoch_ = 0;
   uint64_t border_versions_ = 0;
