@@ -14,6 +14,7 @@
 #include "runtime/core/rng.hpp"
 #include "runtime/infer/austerity/t_quantile_cache.hpp"
 #include "runtime/infer/chain_cache.hpp"
+#include "runtime/infer/find_border.hpp"  // BorderInfo, find_border: its callers find them here
 #include "runtime/infer/mix.hpp"
 
 namespace vnt {
@@ -102,14 +103,5 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
 uint64_t partitioned_mh_chain_hits(Trace& trace);
 /// What partitioned_mh_transition has done on `trace` (for tests: the sections it visited, refused attempts included).
 const SubsampledStats& partitioned_mh_stats(Trace& trace);
-
-/// The border of principal node v (Def. 6) and its number of children N, found without visiting them.
-struct BorderInfo {
-  Node* border = nullptr;  // nullptr: no node with several branches (N <= 1)
-  size_t n = 0;
-  std::string problem;     // non-empty: the scaffold breaks a precondition
-  size_t examined = 0;     // nodes looked at: the depth of the border below v, whatever N is (tests check it)
-};
-BorderInfo find_border(Node* v);
 
 }  // namespace vnt

@@ -1,0 +1,36 @@
+// subsampled_transition: one transition through the partitioned scaffold (Alg. 3), for subsampled_mh.cpp.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+
+#include "runtime/infer/find_border.hpp"
+#include "runtime/infer/mix.hpp"
+#include "runtime/infer/subsampled_mh.hpp"
+
+namespace vnt {
+
+class BorderReach;
+class Trace;
+struct Scaffold;
+
+/// A precondition of the partitioned scaffold does not hold; carries the reason.
+struct NotPartitionable {
+  std::string reason;
+  bool local = false;  // a local section that exact mh's partition regenerates by itself (brush, a choice to resample)
+};
+
+/// What can be checked of the partition before a transition draws anything, so a refused partition leaves the
+/// stream as exact mh would find it. A plate's rows are local sections only if the border is the one input the
+/// proposal changes: an input in the global section, or computed from the border (a local section of its own),
+/// would be read by every row. Node sections usually share one shape, so one of them is checked here; the others
+/// are checked as they are visited.
+void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool exact);
+
+/// One transition of `choice` (one principal node) through the partitioned scaffold of info.border: Alg. 3, or
+/// with `exact` exact MH through every section in order (partitioned_mh_transition). Throws NotPartitionable
+/// after restoring the trace, and ShapeMoved (runtime/regen/refresh.hpp) before proposing anything.
+bool subsampled_transition(Trace& t, const BlockSpec& spec, const SubsampledOptions& opts, SubsampledState& st,
+                           const BlockChoice& choice, const BorderInfo& info, bool exact);
+
+}  // namespace vnt
