@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+# Generates random models that mix shapes of local sections across two parameters (chains, branches on either,
+# procedures chosen by one, latents in branches, mem), with random interleavings of mh, subsampled_mh (with the
+# fallback), forget, observe and predict; runs each with pprun and reports the ones that crash or that a sanitizer
+# flags. Build pprun with -DVNT_SANITIZE=address,undefined to find memory errors. A program error (exit 2) is fine.
+# SPDX-License-Identifier: Apache-2.0
+"""usage: fuzz_mixed_models.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; failing programs are kept in OUTDIR)"""
+import os
+import random
+import subprocess
+import sys
+
+SHAPES = [  # (weight, observation); {x} a covariate, {ax} a positive one, {y} the datum
+    (8, "[observe (normal (* w {x}) 1) {y}]"),
+    (4, "[observe (normal (+ z (* w {x})) 1) {y}]"),
+    (1, "[observe (if (> w {x}) (normal w 1) (normal (* 2 w) 1)) {y}]"),
+    (1, "[observe (if (> z {x}) (normal (normal w 1) 1) (normal (- w) 2)) {y}]"),
+    (1, "[observe (normal ((pick {x}) w {ax}) 1) {y}]"),
+    (2, "[observe (normal (+ (* w {x}) (* z {x})) 1) {y}]"),
+    (2, "[observe (normal ((lambda (v) (* v {x})) w) 1) {y}]"),
+    (1, "[observe (if (> (+ z w) {x}) (normal z 1) (normal w 1)) {y}]"),
+]
+KERNELS = [
+    "(subsampled_mh w one {b} {e} 'drift {s} 1 'fallback 'mh)",
+    "(subsampled_mh z one {b} {e} 'drift {s} 1 'fallback 'mh)",
+    "(subsampled_mh w one {b} 0 'drift {s} 1 'fallback 'mh)",
+    "(mh w one 'drift {s} 1)",
+    "(mh z one 1)",
+    "(mh default one 1)",
+]
+
+
+def program(seed):
+    rnd = random.Random(seed)
+    lines = [
+        "[assume z (scope_include 'z 0 (normal 0 2))]",
+        "[assume w (scope_include 'w 0 (normal 0 2))]",
+        "[assume ops (list * normal +)]",
+        "[assume pick (lambda (x) (lookup ops (round (* 2 (logistic (* 5 (- z x)))))))]",
+        "[assume g (mem (lambda (i) (normal w 1)))]",
+    ]
+    labels = []
+    for i in range(rnd.randint(20, 60)):
+        shape = rnd.choices([s for _, s in SHAPES], [w for w, _ in SHAPES])[0]
+        x = round(rnd.uniform(-1.5, 1.5), 3)
+        labels.append(f"d{i}")
+        lines.append(f"d{i}: " + shape.format(x=x, ax=round(abs(x) + 0.1, 3), y=round(rnd.gauss(0.5, 1), 3)))
+    for _ in range(rnd.randint(3, 8)):
+        ks = [rnd.choice(KERNELS).format(b=rnd.randint(1, 6), e=rnd.choice([0.05, 0.2, 0.4]),
+                                         s=rnd.choice([0.2, 1, 3])) for _ in range(rnd.randint(2, 4))]
+        lines.append(f"[infer (repeat {rnd.randint(5, 40)} (do {' '.join(ks)}))]")
+        r = rnd.random()
+        if r < 0.2 and labels:
+            label = labels.pop(rnd.randrange(len(labels)))
+            lines.append(f"[forget {label}]")
+        elif r < 0.4:
+            lines.append(f"[observe (normal w 1) {round(rnd.gauss(0, 1), 2)}]")
+        elif r < 0.55:
+            lines.append(f"[predict (g {rnd.randint(0, 3)})]")
+    lines += ["[predict w]", "[predict z]"]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit(__doc__)
+    pprun, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    outdir = sys.argv[4] if len(sys.argv) == 5 else "fuzz-failures"
+    failures = 0
+    for seed in range(first, last + 1):
+        text = program(seed)
+        path = os.path.join(outdir, f"fuzz{seed}.vnt")
+        os.makedirs(outdir, exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        proc = subprocess.run([pprun, path, "--seed", str(seed), "--quiet"], capture_output=True, text=True,
+                              timeout=600, stdin=subprocess.DEVNULL)
+        flagged = "Sanitizer" in proc.stderr or "runtime error:" in proc.stderr or "internal error" in proc.stderr
+        if flagged or proc.returncode not in (0, 2):
+            failures += 1
+            print(f"seed {seed}: exit {proc.returncode}, kept {path}")
+            with open(path + ".stderr", "w") as f:
+                f.write(proc.stderr)
+        else:
+            os.remove(path)
+    print(f"{failures} of {last - first + 1} programs failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
