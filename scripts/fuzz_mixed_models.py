@@ -19,6 +19,10 @@ SHAPES = [  # (weight, observation); {x} a covariate, {ax} a positive one, {y} t
     (2, "[observe (normal (+ (* w {x}) (* z {x})) 1) {y}]"),
     (2, "[observe (normal ((lambda (v) (* v {x})) w) 1) {y}]"),
     (1, "[observe (if (> (+ z w) {x}) (normal z 1) (normal w 1)) {y}]"),
+    (1, "[observe (normal (+ (g 0) (* w {x})) 1) {y}]"),
+    (1, "[observe (normal ((mem (lambda (v) (* v {x}))) w) 1) {y}]"),
+    (1, "[observe (if (> (normal z 1) {x}) (normal w 1) (normal z 2)) {y}]"),
+    (1, "[observe (normal (if (flip (logistic w)) z w) 1) {y}]"),
 ]
 KERNELS = [
     "(subsampled_mh w one {b} {e} 'drift {s} 1 'fallback 'mh)",
@@ -27,6 +31,9 @@ KERNELS = [
     "(mh w one 'drift {s} 1)",
     "(mh z one 1)",
     "(mh default one 1)",
+    "(mh default all 1)",
+    "(subsampled_mh z one {b} 0 'drift {s} 1 'fallback 'mh)",
+    "(subsampled_mh default one {b} {e} 1 'fallback 'mh)",
 ]
 
 
