@@ -178,16 +178,29 @@ void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
     kernels[c] = ProposalKernel{ProposalKernel::Kind::kForce, 0, v};
     return build_scaffold(*trace_, principals, std::move(kernels));
   };
+  // c was read fresh when the expression was evaluated: no repair removes it.
   Scaffold s = scaffold();
-  while (!ensure_scaffold_fresh(*trace_, s)) s = scaffold();  // c is new: no repair removes it
-  Db rho_db(*trace_);
-  detach_and_extract(*trace_, s, rho_db);
+  std::optional<Db> rho_db;
   double xi = 0;
-  try {
-    xi = regen_and_attach(*trace_, s, false, rho_db);
-  } catch (...) {
-    regen_and_attach(*trace_, s, true, rho_db);
-    throw;
+  for (bool regenerated = false; !regenerated;) {
+    if (!ensure_scaffold_fresh(*trace_, s)) {
+      s = scaffold();
+      continue;
+    }
+    rho_db.emplace(*trace_);
+    detach_and_extract(*trace_, s, *rho_db);
+    try {
+      HoldNodes hold(*trace_);  // a repair the regen meets is deferred: it could remove nodes of s or of rho_db
+      xi = regen_and_attach(*trace_, s, false, *rho_db);
+      regenerated = true;
+    } catch (const DeferredRepair& d) {
+      regen_and_attach(*trace_, s, true, *rho_db);
+      d.repair(*trace_);
+      s = scaffold();
+    } catch (...) {
+      regen_and_attach(*trace_, s, true, *rho_db);
+      throw;
+    }
   }
   const SpProcedure* p = primitive_at(as_output(c));
   ArgBuffer buf(as_output(c));
@@ -196,7 +209,7 @@ void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
   if (impossible || xi == -kNegInf) {
     Db xi_db(*trace_);
     detach_and_extract(*trace_, s, xi_db);
-    regen_and_attach(*trace_, s, true, rho_db);
+    regen_and_attach(*trace_, s, true, *rho_db);
     if (impossible && (own == kNegInf || std::isnan(own)))
       throw Error(ErrorKind::kZeroProbability,
                   fmt::format("observe: {} has probability zero under {}", to_string(v), e->text()), e->span);

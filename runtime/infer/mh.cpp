@@ -51,22 +51,14 @@ bool decide(double rho, double xi, double correction, Rng& rng) {
   return std::log(rng.uniform()) < log_alpha;
 }
 
-/// One transition on `choice`, or nullopt if repairing a stale section it reads moved the trace's shape before
-/// anything was proposed: what was selected may be gone.
-std::optional<bool> mh_once(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
+/// mh_once, which catches what this throws when a repair moved the shape (ShapeMoved, DeferredRepair).
+std::optional<bool> mh_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
+                               const MhOptions& opts) {
   ShapeTouch shape{trace};  // unless the move cannot change which procedures applications use (checked below)
   std::unordered_map<Node*, ProposalKernel> kernels;
   if (opts.drift_sigma) check_drift_targets(choice.principals, spec);
   if (opts.allow_partition && opts.decision == MhOptions::Decision::kMetropolis) {
-    std::optional<bool> accepted;
-    try {
-      accepted = partitioned_mh_transition(trace, choice, spec, opts.drift_sigma);
-    } catch (const ShapeMoved&) {
-      return std::nullopt;
-    } catch (const DeferredRepair& d) {  // the transition was undone: now the repair, then a new selection
-      d.repair(trace);
-      return std::nullopt;
-    }
+    std::optional<bool> accepted = partitioned_mh_transition(trace, choice, spec, opts.drift_sigma);
     if (accepted) {
       shape.keep = true;  // it moved the epoch itself if it changed a procedure
       return *accepted;
@@ -77,6 +69,9 @@ std::optional<bool> mh_once(Trace& trace, const BlockChoice& choice, const Block
   }
   Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));
   if (!ensure_scaffold_fresh(trace, scaffold)) return std::nullopt;
+  // New brush reads values outside the scaffold: a repair it meets there is deferred (it could remove nodes of the
+  // scaffold or of rho_db).
+  HoldNodes hold(trace);
   const bool procedures_before = resamples_procedures(scaffold);
   Db rho_db(trace);
   double rho = detach_current(trace, scaffold, rho_db);
@@ -95,6 +90,19 @@ std::optional<bool> mh_once(Trace& trace, const BlockChoice& choice, const Block
   detach_and_extract(trace, scaffold, xi_db);
   regen_and_attach(trace, scaffold, true, rho_db);
   return false;
+}
+
+/// One transition on `choice`, or nullopt if repairing a stale section it reads moved the trace's shape before
+/// anything was proposed, or had to wait until the transition was undone: what was selected may be gone.
+std::optional<bool> mh_once(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
+  try {
+    return mh_attempt(trace, choice, spec, opts);
+  } catch (const ShapeMoved&) {
+    return std::nullopt;
+  } catch (const DeferredRepair& d) {  // the transition was undone: now the repair, then a new selection
+    d.repair(trace);
+    return std::nullopt;
+  }
 }
 
 }  // namespace

@@ -599,6 +599,9 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   procedures_ = resamples_procedures(global);
   old_value_ = border_->value;
   old_version_ = border_->version;
+  // Held from here on (the global section, the border's children, the sections visited): a repair that would remove
+  // nodes is deferred (DeferredRepair). The restores below repair nothing.
+  HoldNodes hold(t_);
   Db rho_db(t_);
   double rho = detach_current(t_, global, rho_db);
   std::optional<double> proposed = regen_proposal(t_, global, rho_db, spec_.kernel);
@@ -645,12 +648,6 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   std::vector<double> large(opts_.batch > small.size() ? std::min(opts_.batch, n) : 0);
   double* out = large.empty() ? small.data() : large.data();
   try {
-    // Visited sections are held from here on: a repair that would remove nodes is deferred (DeferredRepair). Off
-    // again before the catch below restores them.
-    struct Holding {
-      bool& flag;
-      ~Holding() { flag = false; }
-    } holding{t_.holds_sections() = true};
     if (exact_) {
       // Every section, in order, before u: exact mh's general path draws u after regenerating the whole scaffold,
       // so a section with brush or a choice to resample draws the same numbers here as there.

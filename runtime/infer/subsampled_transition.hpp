@@ -28,8 +28,8 @@ struct NotPartitionable {
 void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool exact);
 
 /// One transition of `choice` (one principal node) through the partitioned scaffold of info.border: Alg. 3, or
-/// with `exact` exact MH through every section in order (partitioned_mh_transition). Throws NotPartitionable
-/// after restoring the trace, and ShapeMoved (runtime/regen/refresh.hpp) before proposing anything.
+/// with `exact` exact MH through every section in order (partitioned_mh_transition). Throws NotPartitionable and
+/// DeferredRepair (runtime/regen/refresh.hpp) after restoring the trace, and ShapeMoved before proposing anything.
 bool subsampled_transition(Trace& t, const BlockSpec& spec, const SubsampledOptions& opts, SubsampledState& st,
                            const BlockChoice& choice, const BorderInfo& info, bool exact);
 

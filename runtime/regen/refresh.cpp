@@ -174,7 +174,7 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
 }
 
 void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, Scaffold& scaffold) {
-  if (trace.holds_sections() && !scaffold.brush.empty()) [[unlikely]]
+  if (trace.holds_nodes() && !scaffold.brush.empty()) [[unlikely]]
     throw DeferredRepair{border, roots[0]};
   std::vector<Value> stale;
   for (Node* r : roots) stale.push_back(r->value);
@@ -219,7 +219,7 @@ void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, S
 }
 
 void DeferredRepair::repair(Trace& trace) const {
-  VNT_ASSERT(!trace.holds_sections(), "a deferred repair made while a kernel holds sections");
+  VNT_ASSERT(!trace.holds_nodes(), "a deferred repair made while nodes are held");
   refresh_section(trace, border, root);
 }
 

@@ -31,9 +31,10 @@ void ensure_fresh(Trace& trace, Node* x, Node* except_border = nullptr);
 struct ShapeMoved {};
 
 /// Thrown instead of repairing the stale section of `root` under `border` when the repair would change the
-/// structure of the trace (its scaffold has brush: an `if` whose branch may change) while a kernel holds the
-/// sections it has visited (Trace::holds_sections): the removed nodes could be among them, or among the border's
-/// children it numbers. The kernel puts everything back, calls repair(), and selects its block again.
+/// structure of the trace (its scaffold has brush: an `if` whose branch may change) while a regen or a kernel holds
+/// nodes it will come back to (Trace::holds_nodes): the removed nodes could be among its scaffold, its Db, the
+/// sections it has visited or the border's children it numbers. The holder puts everything back, calls repair(),
+/// and builds its scaffold (a kernel: selects its block) again.
 struct DeferredRepair {
   Node* border;
   Node* root;

@@ -323,8 +323,9 @@ Node* Regen::eval_esr(RequestNode* r, size_t i, double* w) {
     if (it->second == nullptr)
       throw Error(ErrorKind::kInference, "recursive mem argument loop detected", span_of(out));
     // The family may hold a stale local section (its value read from a border an accepted subsampled move has
-    // changed): repaired before the new request reads it, as for a variable reference.
-    if (!s_.is_resampling(it->second)) ensure_fresh(t_, it->second);
+    // changed): repaired before the new request reads it, as for a variable reference. A restore reads it as the
+    // state being put back did.
+    if (!restore_ && !s_.is_resampling(it->second)) ensure_fresh(t_, it->second);
     return it->second;
   }
   // A null entry marks the family as under evaluation, so a request for the same arguments from inside it
@@ -515,11 +516,15 @@ std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_d
   double xi = 0;
   try {
     xi = regen_and_attach(trace, scaffold, false, rho_db);
-  } catch (const Error& e) {
-    // The failed regen undid itself, so the trace is detached: put the old state back.
+  } catch (...) {
+    // The failed regen undid itself, so the trace is detached: put the old state back (also for a DeferredRepair).
     regen_and_attach(trace, scaffold, true, rho_db);
-    if (is_impossibility(e)) return std::nullopt;
-    throw;
+    try {
+      throw;
+    } catch (const Error& e) {
+      if (is_impossibility(e)) return std::nullopt;
+      throw;
+    }
   }
   // +inf, or NaN (+inf - inf, or a density of NaN): a density of +inf fails the transition.
   if (!(xi < kPosInf)) [[unlikely]]

@@ -73,9 +73,10 @@ class Trace {
   /// transitions (subsampled_mh's section chains) is valid while it has not moved, except by its owner.
   uint64_t shape_epoch() const { return shape_epoch_; }
   uint64_t touch_shape() { return ++shape_epoch_; }
-  /// Set while a kernel holds nodes of the local sections it has visited: a repair that would change the structure
-  /// of the trace then throws DeferredRepair (runtime/regen/refresh.hpp) instead of removing nodes under it.
-  bool& holds_sections() { return holds_sections_; }
+  /// Set while a regen or a transition holds nodes it will come back to (its scaffold, its Db, the sections it has
+  /// visited; see HoldNodes): a repair that would change the structure of the trace then throws DeferredRepair
+  /// (runtime/regen/refresh.hpp) instead of removing nodes under it.
+  bool& holds_nodes() { return holds_nodes_; }
   /// Distinguishes traces, for caches that could outlive one.
   uint64_t id() const { return id_; }
 
@@ -167,7 +168,7 @@ class Trace {
   const std::atomic<bool>* interrupt_ = nullptr;
   std::string interrupt_what_;
   bool interrupts_evaluation_ = true;
-  bool holds_sections_ = false;
+  bool holds_nodes_ = false;
   uint64_t next_seq_ = 0;  // Node::seq of the next node
   int transaction_depth_ = 0;
   uint64_t shape_epoch_ = 0;
@@ -186,6 +187,21 @@ inline bool is_depth_error(const Error& e) {
 
 /// The procedure an application's operator node holds; throws kType if it is not a procedure.
 Procedure& operator_procedure(const OutputNode* out);
+
+/// Sets Trace::holds_nodes for its lifetime, then puts back what it was. Held around every forward regen of a
+/// scaffold that is later detached or restored (mh, subsampled_mh, observe), and over a transition's visits. A
+/// restoring regen never repairs anything, so it may run while held.
+class HoldNodes {
+ public:
+  explicit HoldNodes(Trace& t) : flag_(t.holds_nodes()), before_(flag_) { flag_ = true; }
+  HoldNodes(const HoldNodes&) = delete;
+  HoldNodes& operator=(const HoldNodes&) = delete;
+  ~HoldNodes() { flag_ = before_; }
+
+ private:
+  bool& flag_;
+  bool before_;
+};
 
 /// Scopes a directive as one transaction of the trace (Trace::begin_transaction); failed if left by an exception.
 /// Meanwhile poll_interrupt() on this thread stops long builtin work as evaluation stops (evaluation_interrupted).

@@ -200,10 +200,87 @@ TEST_CASE("a repair that would remove sections a transition holds is made after 
     CAPTURE(seed);
     Engine e(seed);
     test::run(e, program);
-    CHECK_FALSE(e.trace().holds_sections());
+    CHECK_FALSE(e.trace().holds_nodes());
     refresh_all(e.trace());
     CHECK(test::inconsistent_nodes(e) == 0);
   }
+}
+
+// Four sections of z branch on it and read u in their branches; the other 100 are plain. g reads all four, but only
+// while u > 0. Approximate moves of z that leave some of the four stale on the other branch are made while u < 0;
+// `after` then proposes u past 0, so its regen builds g's branch, which reads the stale sections: repairing one
+// removes its branch, whose read of u is in the regen's own scaffold (heap-use-after-free under ASan without
+// HoldNodes).
+double d_threshold(int i) { return -0.3 + 0.2 * i; }
+
+/// How many of the four are on the branch z does not take (stale).
+int stale_branches(Engine& e) {
+  int n = 0;
+  for (int i = 0; i < 4; ++i) {
+    const bool above = as_output(e.trace().global(fmt::format("d{}", i)))->esr_parents.back()->expr->text() ==
+                       "(normal u 1)";
+    n += above != (number(e, "z") > d_threshold(i));
+  }
+  return n;
+}
+
+template <class F>
+void after_stale_reads_of_u(const std::string& observe_g, F&& after) {
+  std::string p =
+      "[assume z (scope_include 'z 0 (normal 0 2))]"
+      "[assume u (scope_include 'u 0 (normal -3 0.1))]"
+      "[assume v (scope_include 'u 0 (normal 0 1))]";
+  for (int i = 0; i < 100; ++i) p += fmt::format("[observe (normal (* z {}) 1) {}]", -1 + 0.02 * i, 0.5 + 0.01 * i);
+  for (int i = 0; i < 4; ++i)
+    p += fmt::format("[assume d{} (if (> z {}) (normal u 1) (normal (- u) 1))]", i, d_threshold(i));
+  p += "[assume g (if (> u 0) (+ d0 d1 d2 d3) 0)]" + observe_g;
+  SubsampledOptions so;
+  so.batch = 2;
+  so.epsilon = 0.4;
+  so.drift_sigma = 0.5;
+  so.fallback_to_mh = true;  // a move that visits one of the four is made by exact mh, which repairs them all
+  const BlockSpec spec_z = test::block("z", BlockSpec::Mode::kOne, "subsampled_mh");
+  int found = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    Engine e(seed);
+    test::run(e, p);
+    SubsampledState state;
+    for (int t = 0; t < 100 && stale_branches(e) == 0; ++t) subsampled_mh_transition(e.trace(), spec_z, so, state);
+    if (stale_branches(e) == 0) continue;
+    ++found;
+    after(e);
+    CHECK_FALSE(e.trace().holds_nodes());
+    refresh_all(e.trace());
+    CHECK(test::inconsistent_nodes(e) == 0);
+    CHECK(stale_branches(e) == 0);
+  }
+  CHECK(found >= 3);
+}
+
+TEST_CASE("a repair that the regen of mh's general path meets is made after undoing the regen") {
+  // Two principals (u and v): the general path. A proposal past 0 is rejected (u's prior is far from it), but its
+  // regen reads the four, and repairs them: nothing else here does.
+  after_stale_reads_of_u("[observe (normal g 1) 0.5]", [](Engine& e) {
+    test::run(e, "[infer (mh u all 'drift 4 60)]");
+    CHECK(stale_branches(e) == 0);
+  });
+}
+
+TEST_CASE("a repair that observe's regen meets is made after undoing the regen") {
+  // Observing u at 0.5 regenerates g's branch. The observation of g is impossible there, so the regen is undone
+  // (that restore read the removed branch without HoldNodes).
+  after_stale_reads_of_u("[observe (uniform_continuous (- g 0.01) (+ g 0.01)) 0]", [](Engine& e) {
+    CHECK_THROWS_WITH_AS(test::run(e, "[observe u 0.5]"),
+                         doctest::Contains("observing 0.5 makes another observation impossible"), Error);
+    CHECK(number(e, "u") < 0);
+    CHECK(e.directives().size() == 109);
+  });
+  after_stale_reads_of_u("[observe (normal g 1) 0.5]", [](Engine& e) {
+    test::run(e, "[observe u 0.5]");
+    CHECK(number(e, "u") == 0.5);
+    CHECK(stale_branches(e) == 0);
+  });
 }
 
 }  // namespace
