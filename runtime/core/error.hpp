@@ -70,6 +70,17 @@ inline bool is_impossibility(const Error& e) {
   return e.kind() == ErrorKind::kDomain || e.kind() == ErrorKind::kZeroProbability;
 }
 
+/// In a catch handler: whether the exception being handled is an impossibility (other exceptions are not).
+inline bool impossibility_in_flight() {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return is_impossibility(e);
+  } catch (...) {
+    return false;
+  }
+}
+
 /// Throws an Error of the given kind with a fmt-formatted message (kept out of line: cold path).
 template <typename... A>
 [[noreturn]] void raise(ErrorKind kind, fmt::format_string<A...> f, A&&... args) {

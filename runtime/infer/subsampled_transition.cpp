@@ -471,12 +471,13 @@ double Transition::visit(Node* root) {
         detach_and_extract(t_, sec.scaffold, scratch);
         raise_infinite_density(*infinite, InfiniteIn::kProposal, spec_.kernel);
       }
-  } catch (const Error& e) {
+  } catch (...) {
     // The failed regen undid itself, so the section is detached. It is put back from the border's old value, not
     // from the proposed one the border holds: regen_proposal would leave the section's root at the proposed value.
+    // Whatever failed it: a DeferredRepair too (which is not an Error), or the section would stay detached.
     with_old_border_value([&] { regen_and_attach(t_, sec.scaffold, true, *sec.old_state); });
     put_back_unrepaired();
-    if (!is_impossibility(e)) {
+    if (!impossibility_in_flight()) {
       put_back_stale(sec);
       throw;
     }

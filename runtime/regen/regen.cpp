@@ -519,12 +519,8 @@ std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_d
   } catch (...) {
     // The failed regen undid itself, so the trace is detached: put the old state back (also for a DeferredRepair).
     regen_and_attach(trace, scaffold, true, rho_db);
-    try {
-      throw;
-    } catch (const Error& e) {
-      if (is_impossibility(e)) return std::nullopt;
-      throw;
-    }
+    if (impossibility_in_flight()) return std::nullopt;
+    throw;
   }
   // +inf, or NaN (+inf - inf, or a density of NaN): a density of +inf fails the transition.
   if (!(xi < kPosInf)) [[unlikely]]

@@ -1,6 +1,9 @@
-// The call stack of an error: identical consecutive frames collapse, the outermost call is always kept.
+// The call stack of an error (identical consecutive frames collapse, the outermost call is always kept), and which
+// errors in flight say a state has probability zero.
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
+
+#include <stdexcept>
 
 #include "runtime/core/diagnostics.hpp"
 
@@ -30,6 +33,23 @@ TEST_CASE("past kMaxFrames the outermost frame stays last and the others are cou
   CHECK(e.frames()[Error::kMaxFrames - 2].text == "in call to 'g'");
   CHECK(e.omitted_frames() == 21 - Error::kMaxFrames);
   CHECK(frames_of(e).find("  ... 13 more calls\n  in call to 'main'\n") != std::string::npos);
+}
+
+template <class E>
+bool caught_as_impossibility(E thrown) {
+  try {
+    throw thrown;
+  } catch (...) {
+    return impossibility_in_flight();
+  }
+}
+
+TEST_CASE("an impossibility in flight is a domain or zero-probability error, nothing else") {
+  CHECK(caught_as_impossibility(Error(ErrorKind::kDomain, "sd must be positive")));
+  CHECK(caught_as_impossibility(Error(ErrorKind::kZeroProbability, "impossible")));
+  CHECK_FALSE(caught_as_impossibility(Error(ErrorKind::kType, "not a number")));
+  CHECK_FALSE(caught_as_impossibility(std::runtime_error("other")));
+  CHECK_FALSE(caught_as_impossibility(42));  // not an exception type at all, as DeferredRepair is not an Error
 }
 
 }  // namespace
