@@ -51,7 +51,7 @@ bool decide(double rho, double xi, double correction, Rng& rng) {
   return std::log(rng.uniform()) < log_alpha;
 }
 
-/// mh_once, which catches what this throws when a repair moved the shape (ShapeMoved, DeferredRepair).
+/// The body of mh_once, which catches the ShapeMoved and DeferredRepair it throws when a repair moved the shape.
 std::optional<bool> mh_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
                                const MhOptions& opts) {
   ShapeTouch shape{trace};  // unless the move cannot change which procedures applications use (checked below)

@@ -188,9 +188,10 @@ inline bool is_depth_error(const Error& e) {
 /// The procedure an application's operator node holds; throws kType if it is not a procedure.
 Procedure& operator_procedure(const OutputNode* out);
 
-/// Sets Trace::holds_nodes for its lifetime, then puts back what it was. Held around every forward regen of a
-/// scaffold that is later detached or restored (mh, subsampled_mh, observe), and over a transition's visits. A
-/// restoring regen never repairs anything, so it may run while held.
+/// Sets Trace::holds_nodes for its lifetime, then puts back what it was. Held around the forward regen of mh's
+/// general path, of subsampled_mh's global section and of observe, and over a transition's visits (not around a
+/// repair's own regen: docs/inference.md, the known limitation of stale sections). A restoring regen takes its
+/// families back from its Db instead of evaluating them, so it meets no repair to defer and may run while held.
 class HoldNodes {
  public:
   explicit HoldNodes(Trace& t) : flag_(t.holds_nodes()), before_(flag_) { flag_ = true; }
