@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # Generates random models that mix shapes of local sections across two parameters (chains, branches on either,
-# procedures chosen by one, latents in branches, mem), with random interleavings of mh, subsampled_mh (with the
-# fallback), forget, observe and predict; runs each with pprun and reports the ones that crash or that a sanitizer
-# flags. Build pprun with -DVNT_SANITIZE=address,undefined to find memory errors. A program error (exit 2) is fine.
+# procedures chosen by one, latents in branches, mem, named values of one read by a branch on the other), with
+# random interleavings of mh, subsampled_mh (with the fallback), forget, observe and predict; runs each with pprun
+# and reports the ones that fail, crash, or that a sanitizer flags. Build pprun with -DVNT_SANITIZE=address,undefined
+# to find memory errors.
 # SPDX-License-Identifier: Apache-2.0
 """usage: fuzz_mixed_models.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; failing programs are kept in OUTDIR)"""
 import os
@@ -23,6 +24,11 @@ SHAPES = [  # (weight, observation); {x} a covariate, {ax} a positive one, {y} t
     (1, "[observe (normal ((mem (lambda (v) (* v {x}))) w) 1) {y}]"),
     (1, "[observe (if (> (normal z 1) {x}) (normal w 1) (normal z 2)) {y}]"),
     (1, "[observe (normal (if (flip (logistic w)) z w) 1) {y}]"),
+]
+READERS = [  # named values in sections of one parameter, read by name from a branch on the other (h, k below)
+    "[assume e{i} (if (> z {x}) (normal w 1) (normal (- w) 1))]",
+    "[assume e{i} (if (> w {x}) (normal z 1) (* z {x}))]",
+    "[assume e{i} (* z {x})]",
 ]
 KERNELS = [
     "(subsampled_mh w one {b} {e} 'drift {s} 1 'fallback 'mh)",
@@ -47,11 +53,22 @@ def program(seed):
         "[assume g (mem (lambda (i) (normal w 1)))]",
     ]
     labels = []
+    named = []
     for i in range(rnd.randint(20, 60)):
-        shape = rnd.choices([s for _, s in SHAPES], [w for w, _ in SHAPES])[0]
         x = round(rnd.uniform(-1.5, 1.5), 3)
+        if rnd.random() < 0.1:
+            named.append(f"e{i}")
+            lines.append(rnd.choice(READERS).format(i=i, x=x))
+            continue
+        shape = rnd.choices([s for _, s in SHAPES], [w for w, _ in SHAPES])[0]
         labels.append(f"d{i}")
         lines.append(f"d{i}: " + shape.format(x=x, ax=round(abs(x) + 0.1, 3), y=round(rnd.gauss(0.5, 1), 3)))
+    if named:
+        # New brush of a move of w (or z) reads them: a regen meets sections that approximate moves left stale.
+        total = f"(+ {' '.join(named)})" if len(named) > 1 else named[0]
+        lines.append(f"[assume h (if (> w {round(rnd.uniform(-1, 1), 2)}) {total} 0)]")
+        lines.append(f"[assume k (if (> z {round(rnd.uniform(-1, 1), 2)}) {total} 1)]")
+        lines.append(f"[observe (normal (+ h k) 1) {round(rnd.gauss(0.5, 1), 3)}]")
     for _ in range(rnd.randint(3, 8)):
         ks = [rnd.choice(KERNELS).format(b=rnd.randint(1, 6), e=rnd.choice([0.05, 0.2, 0.4]),
                                          s=rnd.choice([0.2, 1, 3])) for _ in range(rnd.randint(2, 4))]
@@ -64,6 +81,8 @@ def program(seed):
             lines.append(f"[observe (normal w 1) {round(rnd.gauss(0, 1), 2)}]")
         elif r < 0.55:
             lines.append(f"[predict (g {rnd.randint(0, 3)})]")
+        elif r < 0.7 and named:  # a read outside any kernel repairs what it reads in place
+            lines.append(f"[predict {rnd.choice(named + ['h', 'k', '(+ h k)'])}]")
     lines += ["[predict w]", "[predict z]"]
     return "\n".join(lines) + "\n"
 
@@ -82,8 +101,9 @@ def main():
             f.write(text)
         proc = subprocess.run([pprun, path, "--seed", str(seed), "--quiet"], capture_output=True, text=True,
                               timeout=600, stdin=subprocess.DEVNULL)
-        flagged = "Sanitizer" in proc.stderr or "runtime error:" in proc.stderr or "internal error" in proc.stderr
-        if flagged or proc.returncode not in (0, 2):
+        # Every generated program is valid (full-support densities, parameters in range), so an error is a failure
+        # too: values left inconsistent surface as one ("normal: argument 1 (mean) must be a number, got nil").
+        if proc.returncode != 0 or "error" in proc.stderr or "Sanitizer" in proc.stderr:
             failures += 1
             print(f"seed {seed}: exit {proc.returncode}, kept {path}")
             with open(path + ".stderr", "w") as f:
