@@ -134,8 +134,8 @@ bool fresh_walk(Trace& trace, Node* x, Node* except_border) {
 }  // namespace
 
 void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
-  // A constant (a datum, most often) has nothing to repair.
-  if (x->kind == NodeKind::kConstant || !stale_elsewhere(trace, except_border)) return;
+  // A constant (a datum, most often) has nothing to repair; nor does a read made by a repair (Trace::repairing).
+  if (x->kind == NodeKind::kConstant || trace.repairing() || !stale_elsewhere(trace, except_border)) return;
   // x is what is read, not a node a repair replaces: after a repair that moved the shape, walk again from it.
   while (fresh_walk(trace, x, except_border)) {
   }
@@ -192,6 +192,12 @@ void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, S
   Db db(trace);
   detach_and_extract(trace, scaffold, db);
   try {
+    struct Repairing {  // outside a kernel (a kernel defers such repairs instead: DeferredRepair)
+      bool& flag;
+      bool before = flag;
+      ~Repairing() { flag = before; }
+    } repairing{trace.repairing()};
+    if (!trace.holds_nodes()) trace.repairing() = true;
     // The weight is of the section's densities under the border's value: one of +inf there fails the repair (a
     // repair in place computes no density; the next transition that scores the section finds it).
     if (!(regen_and_attach(trace, scaffold, false, db) < kPosInf)) [[unlikely]]

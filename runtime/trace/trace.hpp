@@ -77,6 +77,11 @@ class Trace {
   /// visited; see HoldNodes): a repair that would change the structure of the trace then throws DeferredRepair
   /// (runtime/regen/refresh.hpp) instead of removing nodes under it.
   bool& holds_nodes() { return holds_nodes_; }
+  /// Set while a stale section is repaired by a regen outside any kernel. A stale section of another border that
+  /// its new brush reads is then read as it is, not repaired in the middle of this repair: the two may share nodes
+  /// this one has detached (a value read by both parameters' sections). What this repair computes from it is
+  /// downstream of it, so stale with it, and repaired with it when next read.
+  bool& repairing() { return repairing_; }
   /// Distinguishes traces, for caches that could outlive one.
   uint64_t id() const { return id_; }
 
@@ -169,6 +174,7 @@ class Trace {
   std::string interrupt_what_;
   bool interrupts_evaluation_ = true;
   bool holds_nodes_ = false;
+  bool repairing_ = false;
   uint64_t next_seq_ = 0;  // Node::seq of the next node
   int transaction_depth_ = 0;
   uint64_t shape_epoch_ = 0;

@@ -294,5 +294,46 @@ TEST_CASE("a repair that observe's regen meets is made after undoing the regen")
   });
 }
 
+TEST_CASE("a repair whose new branch reads another parameter's stale section reads it as it is") {
+  // h's section of w takes its other branch when repaired, and that branch reads e, in a stale section of z. Both
+  // sections hold (+ h k) and its observation (k applies a compound procedure: e's section is repaired by a detach
+  // and a regen, not in place). Repaired in the middle of h's repair, e's section detached nodes h's repair had
+  // taken out ("normal: argument 1 (mean) must be a number, got nil", found by the fuzzer). Now e is read as it is;
+  // h, computed from it, is in e's section, and is repaired with it when read.
+  std::string p =
+      "[assume z (scope_include 'z 0 (normal 0 1))]"
+      "[assume w (scope_include 'w 0 (normal -0.5 0.3))]";
+  // Data that differ: with equal l_i (s_l = 0) the test would read every section, h's too.
+  for (int i = 0; i < 100; ++i) p += fmt::format("[observe (normal z 1) {0}] [observe (normal w 1) {0}]", 0.02 * i);
+  p += "[assume e (* z 0.5)] [assume k ((lambda (v) (+ v 0)) e)] [assume h (if (> w 0) (* e 1) 0)]"
+       "[observe (normal (+ h k) 1) 0.3]";
+  SubsampledOptions so;
+  so.batch = 2;
+  so.epsilon = 0.3;
+  so.drift_sigma = 0.4;
+  so.fallback_to_mh = true;  // a move that visits h's section is made by exact mh, which repairs it
+  int found = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    CAPTURE(seed);
+    Engine e(seed);
+    test::run(e, p);
+    SubsampledState sz, sw;
+    auto e_stale = [&] { return number(e, "e") != 0.5 * number(e, "z"); };
+    auto h_stale = [&] { return (number(e, "w") > 0) != (number(e, "h") == number(e, "e")); };
+    const BlockSpec spec_z = test::block("z", BlockSpec::Mode::kOne, "subsampled_mh");
+    const BlockSpec spec_w = test::block("w", BlockSpec::Mode::kOne, "subsampled_mh");
+    // w first: while h reads 0, nothing reads e; a move of w that visits h's section repairs it, reading e.
+    for (int t = 0; t < 100 && !h_stale(); ++t) subsampled_mh_transition(e.trace(), spec_w, so, sw);
+    for (int t = 0; t < 50 && !e_stale(); ++t) subsampled_mh_transition(e.trace(), spec_z, so, sz);
+    if (!e_stale() || !h_stale()) continue;
+    ++found;
+    test::run(e, "[predict h]");
+    CHECK(number(e, "h") == (number(e, "w") > 0 ? 0.5 * number(e, "z") : 0));
+    refresh_all(e.trace());
+    CHECK(test::inconsistent_nodes(e) == 0);
+  }
+  CHECK(found >= 2);
+}
+
 }  // namespace
 }  // namespace vnt
