@@ -192,12 +192,8 @@ void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, S
   Db db(trace);
   detach_and_extract(trace, scaffold, db);
   try {
-    struct Repairing {  // outside a kernel (a kernel defers such repairs instead: DeferredRepair)
-      bool& flag;
-      bool before = flag;
-      ~Repairing() { flag = before; }
-    } repairing{trace.repairing()};
-    if (!trace.holds_nodes()) trace.repairing() = true;
+    // Outside a kernel (a kernel's scores must read fresh values; it defers structural repairs instead).
+    FlagScope repairing(trace.repairing(), trace.repairing() || !trace.holds_nodes());
     // The weight is of the section's densities under the border's value: one of +inf there fails the repair (a
     // repair in place computes no density; the next transition that scores the section finds it).
     if (!(regen_and_attach(trace, scaffold, false, db) < kPosInf)) [[unlikely]]

@@ -194,20 +194,26 @@ inline bool is_depth_error(const Error& e) {
 /// The procedure an application's operator node holds; throws kType if it is not a procedure.
 Procedure& operator_procedure(const OutputNode* out);
 
-/// Sets Trace::holds_nodes for its lifetime, then puts back what it was. Held around the forward regen of mh's
-/// general path, of subsampled_mh's global section and of observe, and over a transition's visits (not around a
-/// repair's own regen: docs/inference.md, the known limitation of stale sections). A restoring regen takes its
-/// families back from its Db instead of evaluating them, so it meets no repair to defer and may run while held.
-class HoldNodes {
+/// Sets one of the trace's flags (holds_nodes, repairing) to `value` for its lifetime, then puts back what it was.
+class FlagScope {
  public:
-  explicit HoldNodes(Trace& t) : flag_(t.holds_nodes()), before_(flag_) { flag_ = true; }
-  HoldNodes(const HoldNodes&) = delete;
-  HoldNodes& operator=(const HoldNodes&) = delete;
-  ~HoldNodes() { flag_ = before_; }
+  FlagScope(bool& flag, bool value) : flag_(flag), before_(flag) { flag_ = value; }
+  FlagScope(const FlagScope&) = delete;
+  FlagScope& operator=(const FlagScope&) = delete;
+  ~FlagScope() { flag_ = before_; }
 
  private:
   bool& flag_;
   bool before_;
+};
+
+/// Sets Trace::holds_nodes for its lifetime: around the forward regen of mh's general path, of subsampled_mh's
+/// global section and of observe, and over a transition's visits. Not around a repair's own regen: outside a kernel
+/// that repairs nothing it reads (Trace::repairing). A restoring regen takes its families back from its Db instead
+/// of evaluating them, so it meets no repair to defer and may run while held.
+class HoldNodes : FlagScope {
+ public:
+  explicit HoldNodes(Trace& t) : FlagScope(t.holds_nodes(), true) {}
 };
 
 /// Scopes a directive as one transaction of the trace (Trace::begin_transaction); failed if left by an exception.
