@@ -52,8 +52,7 @@ bool decide(double rho, double xi, double correction, Rng& rng) {
 }
 
 /// The body of mh_once, which catches the ShapeMoved and DeferredRepair it throws when a repair moved the shape.
-std::optional<bool> mh_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
-                               const MhOptions& opts) {
+bool mh_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
   ShapeTouch shape{trace};  // unless the move cannot change which procedures applications use (checked below)
   std::unordered_map<Node*, ProposalKernel> kernels;
   if (opts.drift_sigma) check_drift_targets(choice.principals, spec);
@@ -68,7 +67,7 @@ std::optional<bool> mh_attempt(Trace& trace, const BlockChoice& choice, const Bl
     for (Node* n : choice.principals) kernels[n] = ProposalKernel{ProposalKernel::Kind::kDrift, *opts.drift_sigma, {}};
   }
   Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));
-  if (!ensure_scaffold_fresh(trace, scaffold)) return std::nullopt;
+  if (!ensure_scaffold_fresh(trace, scaffold)) throw ShapeMoved{};  // as the partitioned path signals it
   // New brush reads values outside the scaffold: a repair it meets there is deferred (it could remove nodes of the
   // scaffold or of rho_db).
   HoldNodes hold(trace);
