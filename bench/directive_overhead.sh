@@ -11,7 +11,9 @@ pprun=${1:-build/release/pprun}
 n=${2:-1000000}
 t=${3:-3000}
 here=$(cd "$(dirname "$0")" && pwd)
-[ -x "$pprun" ] || { echo "$0: '$pprun' is not an executable (build first: make build)" >&2; exit 2; }
+# shellcheck source=bench/lib.bash
+source "$(dirname "$0")/lib.bash"
+need_pprun
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 python3 "$here/../examples/bayes_lr/make_synthetic.py" "$n" --out "$dir" > /dev/null
@@ -24,13 +26,6 @@ head="[assume w (scope_include 'w 0 (multivariate_normal (zeros 3) (* 0.1 (id_ma
 { echo "$head"; for _ in $(seq "$t"); do echo "[infer (subsampled_mh w all 100 0.01 'drift 0.1 1 'proxy 'taylor)]"; done; } \
   > "$dir/many.vnt"
 
-seconds() {
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$pprun" "$1" > /dev/null
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
-}
 one=$(seconds "$dir/one.vnt")
 many=$(seconds "$dir/many.vnt")
 awk -v n="$n" -v t="$t" -v one="$one" -v many="$many" 'BEGIN {

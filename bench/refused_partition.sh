@@ -12,7 +12,9 @@ set -euo pipefail
 pprun=${1:-build/release/pprun}
 n=${2:-20000}
 t=${3:-200}
-[ -x "$pprun" ] || { echo "$0: '$pprun' is not an executable (build first: make build)" >&2; exit 2; }
+# shellcheck source=bench/lib.bash
+source "$(dirname "$0")/lib.bash"
+need_pprun
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
@@ -24,13 +26,6 @@ program() {
   echo "[infer (mh s 0 $1)]"
 }
 
-seconds() {
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$pprun" "$1" --quiet > /dev/null
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
-}
 
 odd="[assume ops (list normal normal)] [observe (normal ((lookup ops (* 0 s)) s 1) 1) 1.1]"
 for i in 1 2 3 4 5; do odd="$odd [observe (normal (if (> s 1.$i) s (* 2 s)) 1) 1.$i]"; done

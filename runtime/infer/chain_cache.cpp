@@ -9,6 +9,7 @@ void ChainCache::begin(const Trace& trace) {
   if (trace_ != trace.id()) {
     chains_ = {};  // keys of another trace could alias this one's nodes
     sections_ = {};
+    watches_ = {};
     trace_ = trace.id();
   }
   // Epochs only grow, so a new window is never one an entry was stamped with.
@@ -38,6 +39,12 @@ const std::shared_ptr<const SectionDag>* ChainCache::section(const Node* root) c
 
 void ChainCache::put_section(std::shared_ptr<const SectionDag> section) {
   for (Node* r : section->roots()) sections_[r] = Section{window_, section};
+}
+
+FreshWatch& ChainCache::watch(Node* root) {
+  Watch& w = watches_[root];
+  if (w.window != window_) w = Watch{window_, {}};
+  return w.watch;
 }
 
 void ChainCache::put(Node* root, const SectionChain& chain) { chains_[root] = Entry{window_, chain}; }

@@ -10,6 +10,7 @@
 
 #include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/infer/section_chain.hpp"
+#include "runtime/regen/refresh.hpp"
 #include "runtime/regen/section_dag.hpp"
 
 namespace vnt {
@@ -37,6 +38,10 @@ class ChainCache {
   /// with several roots fails to match only after reading most of it).
   const std::shared_ptr<const SectionDag>* section(const Node* root) const;
   void put_section(std::shared_ptr<const SectionDag> section);
+  /// What the section rooted at `root` (a chain's root, a section's first) reads that can be stale: noted by its
+  /// first walks since the cache was last invalidated (FreshWatch). Kept apart from the chains, since only a trace
+  /// with several borders needs it.
+  FreshWatch& watch(Node* root);
   /// Chains found (for tests: a cache that is never hit proves nothing).
   uint64_t hits() const { return hits_; }
 
@@ -56,6 +61,11 @@ class ChainCache {
     std::shared_ptr<const SectionDag> section;  // shared by the entries of all its roots
   };
   FlatPtrMap<Node, Section> sections_;
+  struct Watch {
+    uint64_t window = 0;
+    FreshWatch watch;
+  };
+  FlatPtrMap<Node, Watch> watches_;
 };
 
 }  // namespace vnt

@@ -135,7 +135,7 @@ std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old
   return log_weight(fresh, old);
 }
 
-void SectionChain::make_inputs_fresh(Trace& trace, Node* border) const {
+void SectionChain::make_inputs_fresh(Trace& trace, Node* border, FreshWatch& watch) const {
   if (inputs_ == Inputs::kConstant || !stale_elsewhere(trace, border)) return;
   if (inputs_ == Inputs::kUnknown) {
     constexpr int kDepth = 3;
@@ -151,19 +151,16 @@ void SectionChain::make_inputs_fresh(Trace& trace, Node* border) const {
     if (constant) return;
   }
   // A repair that moves the shape may have removed nodes of this chain: it stops there (see the header).
-  const uint64_t epoch = trace.shape_epoch();
+  InputsFresh fresh(trace, border, watch);
+  if (fresh.watched()) return;
   Node* prev = root_;
-  auto inputs = [&](OutputNode* out) {
-    ensure_fresh(trace, out->op, border);  // the procedure too: another border's section may compute it
+  for (size_t i = 0; i <= n_; ++i) {
+    OutputNode* out = as_output(i < n_ ? link_[i] : leaf_);
+    if (!fresh(out->op)) return;  // the procedure too: another border's section may compute it
     for (Node* o : out->operands)
-      if (o != prev && trace.shape_epoch() == epoch) ensure_fresh(trace, o, border);
-    return trace.shape_epoch() == epoch;
-  };
-  for (size_t i = 0; i < n_; ++i) {
-    if (!inputs(as_output(link_[i]))) return;
-    prev = link_[i];
+      if (o != prev && !fresh(o)) return;
+    prev = out;
   }
-  inputs(as_output(leaf_));
 }
 
 bool SectionChain::commit(const Value& b_new, const Value* values) const {

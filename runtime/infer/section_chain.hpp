@@ -20,6 +20,7 @@ namespace vnt {
 struct Node;
 class BorderReach;
 class Trace;
+struct FreshWatch;
 
 /// l_i of a local section whose log density is `before` under the border's old value and `after` under the
 /// proposed one. Probability zero under the proposal rejects the move (-inf), as in exact mh. Probability zero
@@ -50,9 +51,10 @@ class SectionChain {
 
   /// Repairs what the section reads besides the border (operands and procedures fed by other borders' stale
   /// sections). The first call that finds other stale sections also notes whether those are made of constants
-  /// only, which can never be stale: later calls on this chain then cost nothing. A repair that moves the trace's
-  /// shape ends it: the chain must be matched again (its nodes may be gone).
-  void make_inputs_fresh(Trace& trace, Node* border) const;
+  /// only, which can never be stale: later calls on this chain then cost nothing. Otherwise `watch` (kept with the
+  /// chain) notes what can be stale. A repair that moves the trace's shape ends it: the chain must be matched again
+  /// (its nodes may be gone).
+  void make_inputs_fresh(Trace& trace, Node* border, FreshWatch& watch) const;
 
   /// Writes an accepted move: the lookup takes b_new, the links their new values from `values`. Returns whether
   /// a link's value was or is now a procedure (see resamples_procedures).

@@ -158,6 +158,12 @@ class Transition {
     st_.chains().forget(t_);
     return false;
   }
+  /// The same for a chain or an evaluable section, whose walks are noted under `key` in the kernel's ChainCache.
+  template <class S>
+  bool inputs_made_fresh(const S& section, Node* key) {
+    if (!stale_elsewhere(t_, border_)) return true;  // nothing to note, the common case: no lookup in the cache
+    return inputs_made_fresh([&] { section.make_inputs_fresh(t_, border_, st_.chains().watch(key)); });
+  }
   void add_brush_roots(SectionGroup& g) const;
   void restore_in_place();
   /// Runs f while the border holds its old value (the proposed one is back afterwards, also if f throws).
@@ -391,7 +397,7 @@ double Transition::visit(Node* root) {
   }
   if (chain != nullptr) {
     // Before it is cached: it may note that its inputs are constants.
-    if (!inputs_made_fresh([&] { chain->make_inputs_fresh(t_, border_); })) return visit(root);
+    if (!inputs_made_fresh(*chain, root)) return visit(root);
     if (!found) st_.chains().put(root, matched);
     bool stale = root->version != old_version_;
     std::optional<double> l = chain->delta(new_value_, old_value_, !stale, chain_values_, spec_.kernel);
@@ -413,7 +419,7 @@ double Transition::visit(Node* root) {
     dag = std::move(section);
   }
   if (dag->evaluable()) {
-    if (!inputs_made_fresh([&] { dag->make_inputs_fresh(t_, border_); })) return visit(root);
+    if (!inputs_made_fresh(*dag, dag->roots()[0])) return visit(root);
     return visit_in_place(root, std::move(dag));
   }
   if (!group) group = checked_section(t_, reach_, root, exact_, &dag->roots());
@@ -718,7 +724,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   st_.stats.sections_total += n;
   if (!impossible_ && test->result().accept) {
     // Step 6: keep everything; the n - drawn unvisited sections are now stale.
-    border_->version = t_.next_border_version();
+    border_->version = t_.next_border_version(*border_);
     size_t seen = chains_.size();
     for (Section& s : visited_) {
       for (Section::Root& r : s.roots) r.node->version = border_->version;

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "runtime/core/flat_ptr_map.hpp"
@@ -79,6 +81,35 @@ void mark_fresh(Trace& trace, Node* border, std::span<Node* const> roots) {
   }
 }
 
+/// The evaluable sections repairs have found, by root, trusted while the trace's shape has not moved since (entries
+/// are stamped with the epoch; a deleted node moved it). A kernel reading another border's sections repairs the
+/// same ones at every transition, and finding a section costs several times what evaluating it does.
+class RepairCache {
+ public:
+  static RepairCache& of(Trace& trace) {
+    std::shared_ptr<void>& slot = trace.repair_state();
+    if (!slot) slot = std::make_shared<RepairCache>();
+    return *static_cast<RepairCache*>(slot.get());
+  }
+  std::shared_ptr<const SectionDag> find(const Trace& trace, const Node* border, Node* root) const {
+    const Entry* e = sections_.find(root);
+    return e != nullptr && e->epoch == trace.shape_epoch() && e->border == border ? e->section : nullptr;
+  }
+  void put(const Trace& trace, const Node* border, const std::shared_ptr<const SectionDag>& section) {
+    // Entries of older epochs are only overwritten: bound what they hold by the size of the trace.
+    if (sections_.size() > 2 * trace.live_nodes() + 1024) sections_ = {};
+    for (Node* r : section->roots()) sections_[r] = Entry{trace.shape_epoch(), border, section};
+  }
+
+ private:
+  struct Entry {
+    uint64_t epoch = 0;
+    const Node* border = nullptr;  // a node that reads two borders is a root of two sections
+    std::shared_ptr<const SectionDag> section;
+  };
+  FlatPtrMap<Node, Entry> sections_;
+};
+
 /// The repair of an evaluable section (SectionDag), in place: no scaffold, no Db. On failure its values are put back.
 void refresh_in_place(Trace& trace, const SectionDag& dag) {
   std::vector<Value> stale;
@@ -102,9 +133,27 @@ bool stale_elsewhere(Trace& trace, const Node* except_border) {
 
 namespace {
 
-/// ensure_fresh's walk from x. A repair that moved the trace's shape (a section's brush regenerated) may have
-/// deleted nodes the walk still holds: it stops there and returns true.
-bool fresh_walk(Trace& trace, Node* x, Node* except_border) {
+/// Whether n reads a node with a version other than except_border: whether it can be a stale section root.
+bool reads_versioned(Node* n, const Node* except_border) {
+  if (n->kind == NodeKind::kPlate) return false;
+  bool found = false;
+  for_each_parent(n, [&](Node* p) { found |= p != except_border && p->version > 0; });
+  return found;
+}
+
+void note(FreshWatch& watch, Node* n) {
+  for (size_t i = 0; i < watch.count; ++i)
+    if (watch.nodes[i] == n) return;
+  if (watch.count == FreshWatch::kMax)
+    watch.walk_each_time = true;
+  else
+    watch.nodes[watch.count++] = n;
+}
+
+/// ensure_fresh's walk from x, noting in `watch` (if any) the nodes that can be stale roots. A repair that moved the
+/// trace's shape (a section's brush regenerated) may have deleted nodes the walk still holds: it stops there and
+/// returns true.
+bool fresh_walk(Trace& trace, Node* x, Node* except_border, FreshWatch* watch) {
   // Walk up through deterministic values (random choices are never stale: only their arguments can be),
   // repairing stale section roots from the top down. Called for every operand of every section read while
   // another border has stale sections, so nothing is allocated per call: the stack is on a per-thread scratch
@@ -120,6 +169,7 @@ bool fresh_walk(Trace& trace, Node* x, Node* except_border) {
   while (!stack.empty()) {
     const auto [n, expanded] = stack.pop();
     if (expanded) {
+      if (watch != nullptr && reads_versioned(n, except_border)) note(*watch, n);
       if (repair_if_stale_root(trace, n, except_border)) return true;
       continue;
     }
@@ -137,8 +187,38 @@ void ensure_fresh(Trace& trace, Node* x, Node* except_border) {
   // A constant (a datum, most often) has nothing to repair; nor does a read made by a repair (Trace::repairing).
   if (x->kind == NodeKind::kConstant || trace.repairing() || !stale_elsewhere(trace, except_border)) return;
   // x is what is read, not a node a repair replaces: after a repair that moved the shape, walk again from it.
-  while (fresh_walk(trace, x, except_border)) {
+  while (fresh_walk(trace, x, except_border, nullptr)) {
   }
+}
+
+InputsFresh::InputsFresh(Trace& trace, Node* border, FreshWatch& watch)
+    : trace_(trace), border_(border), watch_(watch), epoch_(trace.shape_epoch()) {
+  if (watch.complete && watch.generation != trace.border_generation()) watch = {};  // a new border: note again
+  noting_ = !watch.walk_each_time;
+  if (!watch.complete) return;
+  watched_ = true;
+  if (trace.repairing() || !stale_elsewhere(trace, border)) return;
+  for (size_t i = 0; i < watch.count; ++i)
+    if (repair_if_stale_root(trace, watch.nodes[i], border)) return;  // a move of the shape: the caller sees it
+}
+
+InputsFresh::~InputsFresh() {
+  if (watched_) return;
+  watch_.complete = noting_ && !watch_.walk_each_time && trace_.shape_epoch() == epoch_;
+  watch_.generation = trace_.border_generation();
+}
+
+bool InputsFresh::operator()(Node* x) {
+  if (!noting_) {
+    ensure_fresh(trace_, x, border_);
+  } else if (x->kind != NodeKind::kConstant) {  // a constant has nothing to note
+    // A walk cut short by a move of the shape leaves the watch incomplete; so does one not made (a repair's read).
+    if (trace_.repairing() || fresh_walk(trace_, x, border_, &watch_)) {
+      watch_.walk_each_time = true;
+      ensure_fresh(trace_, x, border_);
+    }
+  }
+  return trace_.shape_epoch() == epoch_;
 }
 
 bool ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_border) {
@@ -153,7 +233,7 @@ bool ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_
   for (Node* n : nodes) {
     if (n->kind == NodeKind::kConstant) continue;
     // A repair that moved the shape may have removed n or the nodes after it (the scaffold's brush).
-    if (fresh_walk(trace, n, except_border)) return false;
+    if (fresh_walk(trace, n, except_border, nullptr)) return false;
   }
   return true;
 }
@@ -162,13 +242,20 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
   if (root->version == border->version || root->kind == NodeKind::kPlate) return;
   // The whole section: a datum that reads the parameter twice is recomputed from both reads at once, never from
   // one fresh read and one stale one. (A section too large to group was never subsampled: it is repaired alone.)
-  BorderReach reach(border);
-  if (SectionDag dag(trace, reach, root); dag.evaluable()) {
-    refresh_in_place(trace, dag);
-    mark_fresh(trace, border, dag.roots());
+  RepairCache& cache = RepairCache::of(trace);
+  std::shared_ptr<const SectionDag> dag = cache.find(trace, border, root);
+  std::optional<BorderReach> reach;
+  if (dag == nullptr) {
+    reach.emplace(border);
+    dag = std::make_shared<const SectionDag>(trace, *reach, root);
+    if (dag->evaluable()) cache.put(trace, border, dag);
+  }
+  if (dag->evaluable()) {
+    refresh_in_place(trace, *dag);
+    mark_fresh(trace, border, dag->roots());
     return;
   }
-  std::optional<SectionGroup> group = section_group(trace, reach, root);
+  std::optional<SectionGroup> group = section_group(trace, *reach, root);
   if (!group) group = SectionGroup{{root}, build_local_scaffold(trace, border, root)};
   refresh_section(trace, border, group->roots, group->scaffold);
 }

@@ -4,6 +4,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <span>
 
 namespace vnt {
@@ -19,6 +21,49 @@ bool stale_elsewhere(Trace& trace, const Node* except_border);
 /// Brings `x` and the deterministic values it depends on up to date. Free when nothing is stale. Sections of
 /// `except_border` are left alone (subsampled_mh handles its own border's sections itself).
 void ensure_fresh(Trace& trace, Node* x, Node* except_border = nullptr);
+
+/// What the walks of ensure_fresh from a section's inputs found that can be stale: the nodes they met that read a
+/// node with a version (a border, or a node that copied one's version). Only such a node can be a stale section
+/// root. A node gets its first version either with a move of the trace's shape (Trace::add_child), after which the
+/// holder drops the watch, or as a border (Trace::border_generation), which the watch checks: the list stays
+/// complete until then. A section read at every transition then checks a few nodes instead of walking a few dozen
+/// (subsampled_mh's sections reading another border's, as in the paper's state-space model with phi and sig both
+/// subsampled).
+struct FreshWatch {
+  static constexpr size_t kMax = 8;
+  std::array<Node*, kMax> nodes{};
+  uint64_t generation = 0;      // the trace's border generation when it was complete
+  uint8_t count = 0;
+  bool complete = false;        // noted by walks that ended without a move of the shape
+  bool walk_each_time = false;  // it found more than kMax, or a walk was not made
+};
+
+/// Makes the inputs of a section fresh (ensure_fresh, sections of `border` aside), walking from each the first
+/// time and checking what `watch` noted after:
+///
+///     InputsFresh fresh(trace, border, watch);
+///     if (!fresh.watched()) for (Node* x : inputs) if (!fresh(x)) return;
+///
+/// fresh(x) is false when a repair moved the shape: the section must be found again. When the object goes, the
+/// watch is complete if every call walked without a move.
+class InputsFresh {
+ public:
+  InputsFresh(Trace& trace, Node* border, FreshWatch& watch);
+  ~InputsFresh();
+  InputsFresh(const InputsFresh&) = delete;
+  InputsFresh& operator=(const InputsFresh&) = delete;
+  /// Whether the watch was complete, and its nodes are checked already: no input is to be walked.
+  bool watched() const { return watched_; }
+  bool operator()(Node* x);
+
+ private:
+  Trace& trace_;
+  Node* border_;
+  FreshWatch& watch_;
+  uint64_t epoch_;
+  bool noting_ = false;
+  bool watched_ = false;
+};
 
 /// Makes every value a scaffold will read fresh (its nodes and their parents). Call before detaching it. False if a
 /// repair moved the trace's shape: it changed a procedure, or a stale section took another branch, which removes

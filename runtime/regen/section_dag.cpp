@@ -174,15 +174,17 @@ bool SectionDag::contains(const Node* n) const {
   return std::any_of(steps_.begin(), steps_.end(), [n](const Step& s) { return s.node == n; });
 }
 
-void SectionDag::make_inputs_fresh(Trace& trace, Node* border) const {
+void SectionDag::make_inputs_fresh(Trace& trace, Node* border, FreshWatch& watch) const {
   if (!stale_elsewhere(trace, border)) return;
   // A repair that moves the shape may have removed nodes of this section: it stops there (see the header).
-  const uint64_t epoch = trace.shape_epoch();
+  InputsFresh fresh(trace, border, watch);
+  if (fresh.watched()) return;
+  bool go = true;
   for (const Step& s : steps_) {
     for_each_input(s.node, [&](Node* x) {
-      if (x != border && !contains(x) && trace.shape_epoch() == epoch) ensure_fresh(trace, x, border);
+      if (go && x != border && !contains(x)) go = fresh(x);
     });
-    if (trace.shape_epoch() != epoch) return;
+    if (!go) return;
   }
 }
 

@@ -20,6 +20,7 @@ struct OutputNode;
 class BorderReach;
 class SpProcedure;
 class Trace;
+struct FreshWatch;
 
 /// The primitive SP applied at `out` if a local section of reach's border can evaluate it from values alone: no
 /// state (aux), no requested family, not scope_include, and a procedure that does not follow the border (one
@@ -42,9 +43,9 @@ class SectionDag {
   const std::vector<Node*>& roots() const { return roots_; }
 
   /// Repairs what the section reads besides the border and its own nodes (operands fed by other borders' stale
-  /// sections), including the procedures it applies. A repair that moves the trace's shape ends it: the section must
-  /// be found again (its nodes may be gone).
-  void make_inputs_fresh(Trace& trace, Node* border) const;
+  /// sections), including the procedures it applies; `watch`, kept with the section, notes what can be stale. A
+  /// repair that moves the trace's shape ends it: the section must be found again (its nodes may be gone).
+  void make_inputs_fresh(Trace& trace, Node* border, FreshWatch& watch) const;
   /// Appends the current values of the nodes evaluate() writes, for restore().
   void save(std::vector<Value>& out) const;
   /// Puts back what save() took.

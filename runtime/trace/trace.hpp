@@ -90,7 +90,12 @@ class Trace {
   /// The version a border takes when an accepted subsampled move changes it: never used before in this trace.
   /// A node's version can also be copied from another's (an output takes its family root's when it is evaluated
   /// again), so a border's own count, old + 1, could come back to a version its stale sections still hold.
-  uint64_t next_border_version() { return ++border_versions_; }
+  uint64_t next_border_version(const Node& border) {
+    if (border.version == 0) ++border_generation_;
+    return ++border_versions_;
+  }
+  /// Moves when a node takes its first border version: what can be stale changed (FreshWatch, refresh.hpp).
+  uint64_t border_generation() const { return border_generation_; }
 
   /// The arrangement of the n local sections of `border` that subsampled_mh draws from by an incremental
   /// Fisher-Yates (any arrangement is a valid start). Kept here, not by a kernel, so that each [infer] of a
@@ -101,6 +106,8 @@ class Trace {
   /// What a kernel that has no state of its own keeps for this trace between calls (exact mh's partitioned path:
   /// its cached sections), of a type only that kernel knows; destroyed with the trace, so nothing outlives it.
   std::shared_ptr<void>& kernel_state() { return kernel_state_; }
+  /// The same for repairs of stale sections (runtime/regen/refresh.cpp: the sections they have found).
+  std::shared_ptr<void>& repair_state() { return repair_state_; }
 
   // Global environment: user bindings shadow builtins.
   Node* global(std::string_view name) const;
@@ -162,6 +169,7 @@ class Trace {
   std::unordered_map<Node*, size_t> stale_borders_;
   std::unordered_map<const Node*, std::vector<uint32_t>> section_orders_;
   std::shared_ptr<void> kernel_state_;
+  std::shared_ptr<void> repair_state_;
   Value branch_;
   std::function<void(const std::string&)> warning_sink_;
   std::vector<std::string> warnings_;
@@ -179,6 +187,7 @@ class Trace {
   int transaction_depth_ = 0;
   uint64_t shape_epoch_ = 0;
   uint64_t border_versions_ = 0;
+  uint64_t border_generation_ = 0;
   uint64_t id_;
   Rng rng_at_begin_;
 };

@@ -183,6 +183,66 @@ TEST_CASE("state-space phi and sig both subsampled: each kernel reads the other'
   lazy_equals_eager(program, both, general, 1500);
 }
 
+// Three borders. Each datum of w is (normal (* (+ u 0.1) (+ w x)) 1): w's sections read (+ u 0.1), a section of u's.
+// z's stale sections make w's kernel note what its sections' inputs can read (FreshWatch) before u has ever moved,
+// so its notes do not have u's sections. u's first accepted move makes them stale roots: w's kernel must note
+// again. Without that the chains parted at cycle 21.
+TEST_CASE("a border's first accepted move makes other kernels look again for what their sections read") {
+  std::string program = R"(
+[assume z (scope_include 'z 0 (normal 0 1))]
+[assume w (scope_include 'w 0 (normal 0 1))]
+[assume u (scope_include 'u 0 (normal 0 1))]
+)";
+  Rng rng(23);
+  for (int i = 0; i < kT; ++i) {
+    const double x = rng.normal(), x2 = rng.normal();
+    program += fmt::format("[observe (normal (* z {}) 1) {}]\n", x, 0.5 * x + rng.normal());
+    program += fmt::format("[observe (normal (* (+ u 0.1) (+ w {})) 1) {}]\n", x2, 0.3 * (x2 - 0.2) + rng.normal());
+  }
+  const BlockSpec blocks[] = {block("z", BlockSpec::Mode::kValue, "subsampled_mh", Value(0.0)),
+                              block("w", BlockSpec::Mode::kValue, "subsampled_mh", Value(0.0)),
+                              block("u", BlockSpec::Mode::kValue, "subsampled_mh", Value(0.0))};
+  // No latent moves between the kernels (lazy_equals_eager's would move the shape, and the notes would be made
+  // again anyway).
+  Engine lazy(11), eager(11);
+  test::run(lazy, program);
+  test::run(eager, program);
+  // z and u leave many sections stale, u's far from their fresh values; w visits every section (eps = 0), so each
+  // of its decisions reads u's sections.
+  SubsampledOptions so[3];
+  for (SubsampledOptions& o : so) {
+    o.batch = 20;
+    o.epsilon = 0.2;
+    o.drift_sigma = 0.3;
+  }
+  so[1].epsilon = 0;
+  so[1].drift_sigma = 0.05;
+  SubsampledState sl[3], se[3];
+  auto step = [&](size_t k) {
+    REQUIRE(subsampled_mh_transition(lazy.trace(), blocks[k], so[k], sl[k]) ==
+            subsampled_mh_transition(eager.trace(), blocks[k], so[k], se[k]));
+    refresh_all(eager.trace());
+  };
+  Node* const z_border = border_of(lazy, blocks[0]).border;
+  Node* const u_border = border_of(lazy, blocks[2]).border;
+  // In this order: z's stale sections, w's kernel noting (u has no version yet), u's first accepted move.
+  for (int i = 0; i < 100 && stale_children(z_border) == 0; ++i) step(0);
+  REQUIRE(stale_children(z_border) > 0);
+  step(1);
+  for (int i = 0; i < 100 && stale_children(u_border) == 0; ++i) step(2);
+  REQUIRE(stale_children(u_border) > 0);
+  size_t stale_u = 0;  // u's stale sections w's kernel met
+  for (int c = 0; c < 300; ++c) {
+    INFO("cycle " << c);
+    for (size_t k = 0; k < 3; ++k) {
+      if (k == 1) stale_u += stale_children(u_border);
+      step(k);
+    }
+    REQUIRE(same_values(choice_values(lazy), choice_values(eager)));
+  }
+  CHECK(stale_u > 300 * kT / 4);
+}
+
 // ---- Every other reader of a stale section (logistic regression, Fig. 3) ------------------------------------
 
 struct Datum {
