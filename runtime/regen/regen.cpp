@@ -29,6 +29,15 @@ std::vector<RegenFrame>& regen_scratch() {
   return stack;
 }
 
+/// The regen count of a node whose parents are being put in place, or that is being applied: met again before it is
+/// done, its value would depend on itself.
+constexpr int kInProgress = -1;
+
+/// Thrown by regen on meeting a node in progress. Only a variable whose definition reads it (in a branch not taken
+/// when it was defined: `[assume y (if c y 0)]`, or through a later assume) makes such a cycle; eval_family turns
+/// this into an error at that reference.
+struct DependsOnItself {};
+
 /// Parent number `i` of `n`: its definite parents, then the roots of the families it requested.
 Node* parent_at(Node* n, size_t i) {
   const size_t definite = definite_parent_count(n);
@@ -128,6 +137,7 @@ double Regen::regen_and_attach() {
 double Regen::regen(Node* n) {
   int* count = s_.drg.find(n);
   if (count == nullptr) return 0;
+  if (*count == kInProgress) throw DependsOnItself{};
   if (*count > 0) {
     ++*count;
     return 0;
@@ -141,6 +151,7 @@ double Regen::walk(Node* top, int* top_count) {
   // Depth-first with an explicit stack, in the order a recursion over the parents would take: a scaffold can be
   // a chain of deterministic nodes as long as the program, deeper than any thread stack.
   ScratchStack<RegenFrame> stack(regen_scratch());
+  if (top_count != nullptr) *top_count = kInProgress;
   stack.push({top, top_count, 0});
   double w = 0;
   try {
@@ -148,7 +159,9 @@ double Regen::walk(Node* top, int* top_count) {
       RegenFrame& f = stack.top();
       if (Node* p = parent_at(f.node, f.done)) {
         int* count = s_.drg.find(p);
+        if (count != nullptr && *count == kInProgress) throw DependsOnItself{};
         if (count != nullptr && *count == 0) {
+          *count = kInProgress;
           stack.push({p, count, 0});
         } else {
           if (count != nullptr) ++*count;
@@ -160,7 +173,7 @@ double Regen::walk(Node* top, int* top_count) {
       const RegenFrame done = f;
       if (done.count != nullptr) {
         w += apply_node(done.node);
-        ++*done.count;
+        *done.count = 1;
       }
       stack.pop();
       if (!stack.empty()) ++stack.top().done;
@@ -169,6 +182,7 @@ double Regen::walk(Node* top, int* top_count) {
     // A step that throws undoes itself; each unfinished node gives back the parents it has regenerated.
     while (!stack.empty()) {
       const RegenFrame f = stack.pop();
+      if (f.count != nullptr) *f.count = 0;  // not regenerated (a step that throws undoes itself)
       for (size_t i = f.done; i > 0; --i) undo_.extract(parent_at(f.node, i - 1));
     }
     throw;
@@ -408,7 +422,14 @@ Node* Regen::eval_family(const Expr* e, const EnvPtr& env, double* w) {
         throw Error(ErrorKind::kName, fmt::format("unbound symbol '{}'", e->name), e->span);
       }
       if (!s_.is_resampling(source)) ensure_fresh(t_, source);  // a stale local section is repaired first
-      *w += regen(source);
+      try {
+        *w += regen(source);
+      } catch (DependsOnItself&) {
+        throw Error(ErrorKind::kName,
+                    fmt::format("'{}' depends on the value being computed here (a definition that reads itself, "
+                                "directly or through later ones)", e->name),
+                    e->span);
+      }
       LookupNode* l = t_.new_lookup(e, source);
       l->value = source->value;
       return l;
