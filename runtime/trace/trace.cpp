@@ -35,8 +35,7 @@ LookupNode* Trace::new_lookup(const Expr* e, Node* source) {
   ++live_nodes_;
   auto* n = new LookupNode(e, source);
   n->seq = next_seq_++;
-  n->version = source->version;  // computed from the source's current value: fresh
-  add_child(source, n);
+  add_new_child(source, n);
   return n;
 }
 
@@ -47,13 +46,13 @@ OutputNode* Trace::new_application(const Expr* e, Node* op, std::vector<Node*> o
   out->seq = next_seq_++;
   req->seq = next_seq_++;
   out->request = req;
-  add_child(op, req);
-  add_child(op, out);
+  add_new_child(op, req);
+  add_new_child(op, out);
   for (Node* o : out->operands) {
-    add_child(o, req);
-    add_child(o, out);
+    add_new_child(o, req);
+    add_new_child(o, out);
   }
-  add_child(req, out);
+  add_new_child(req, out);
   return out;
 }
 

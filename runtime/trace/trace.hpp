@@ -66,6 +66,13 @@ class Trace {
     // Only borders of accepted subsampled moves have versions; a child re-attached with an old one is stale.
     if (parent->version > 0 && child->version != parent->version) ++stale_borders_[parent];
   }
+  /// add_child for a node being made: it reads its parents' current values, so it takes a versioned parent's version
+  /// (fresh) rather than being counted stale, which would have its "section" repaired under whatever holds it. Only a
+  /// node that reads two versioned nodes directly can still differ from the second.
+  void add_new_child(Node* parent, Node* child) {
+    if (parent->version > 0 && child->version == 0) child->version = parent->version;
+    add_child(parent, child);
+  }
   void remove_child(Node* parent, Node* child);
 
   /// Moves whenever the shape of the trace may have changed: nodes, edges, which choices are observed, and the
