@@ -116,7 +116,12 @@ double Regen::regen_and_attach() {
         w += attach(n);
       } else {
         w += regen(n);
-        if (n->observation_root) w += constrain(n);
+        try {
+          if (n->observation_root) w += constrain(n);
+        } catch (...) {
+          undo_.extract(n);  // a failed regen undoes itself: n's too, which the loop below does not count
+          throw;
+        }
       }
     }
   } catch (...) {

@@ -108,6 +108,31 @@ TEST_CASE("an [infer] whose first transition fails leaves the random stream and 
   CHECK(test::fingerprint_of(e) == test::fingerprint_of(clean));
 }
 
+// A proposal that makes an observed `if` take a branch without a random choice fails the [infer] at that
+// observation. The regen that met it left the observation's node regenerated, so putting the trace back left b at its
+// proposed value, and later transitions failed with internal errors (found by an audit of the REPL).
+TEST_CASE("an [infer] whose proposal leaves an observation without a random choice puts the trace back") {
+  int runs = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    Engine e(seed);
+    test::run(e, "[assume b (scope_include 'b 0 (flip 0.5))]");
+    if (!values_equal(e.report("b"), Value(false))) continue;  // the other branch cannot be observed
+    ++runs;
+    test::run(e, "[observe (if b 1 (normal 0 1)) 0.5] [assume w (scope_include 'w 0 (normal 0 1))]");
+    const std::string before = test::fingerprint_of(e);
+    const size_t nodes = e.trace().live_nodes();
+    // Proposals of false change nothing; the first of true fails.
+    CHECK_THROWS_WITH_AS(test::run(e, "[infer (mh b all 50)]"), doctest::Contains("no longer ends in a random choice"),
+                         Error);
+    CHECK(test::fingerprint_of(e) == before);
+    CHECK(e.trace().live_nodes() == nodes);
+    test::run(e, "[infer (mh w all 'drift 0.3 3)] [infer (mh default one 0)]");
+    CHECK(values_equal(e.report("b"), Value(false)));
+  }
+  CHECK(runs >= 2);
+}
+
 // A kernel on a scope that no random choice is in yet is no error if a directive that has run names the scope
 // (docs/inference.md). A failed directive has not run, but the names in its text were remembered all the same.
 TEST_CASE("a failed directive does not make a kernel on a scope only it names legal") {
