@@ -170,7 +170,8 @@ Value Engine::predict(const Expr* e, const std::string& label) {
   return root->value;
 }
 
-void Engine::constrain_new(Node* root, Node* c, const Value& v, const Expr* e) {
+void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Expr* e) {
+  const Value v = primitive_at(as_output(c))->sp().canonical(observed);
   // Set the observed value with a forced proposal on the choice, so every consumer is updated and re-scored.
   Node* principals[] = {c};
   auto scaffold = [&] {

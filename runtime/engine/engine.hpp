@@ -136,7 +136,7 @@ class Engine {
   void uneval_and_destroy(Node* root);
   void unobserve(Node* root);
   Node* observe_row(const std::string& procedure, const std::vector<Value>& args, const Value& v);
-  void constrain_new(Node* root, Node* c, const Value& v, const Expr* e);
+  void constrain_new(Node* root, Node* c, const Value& observed, const Expr* e);
   void observe_root(Node* root, const Expr* e, const Value& v, const std::string& label);
   const Expr* apply_site(const std::string& procedure);
   /// Scores rows [first, rows) of `plate` (drawing what the general path would draw); on an error, the rows

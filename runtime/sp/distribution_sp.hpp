@@ -81,6 +81,11 @@ class DistributionSp final : public Sp {
     return detail::call_log_density<D>(v, p, Seq{});
   }
 
+  Value canonical(const Value& x) const override {
+    double v;
+    return from_value(x, v) ? to_value(v) : x;
+  }
+
   std::optional<std::vector<Value>> enumerate(const Args& args) const override {
     if constexpr (requires(Params p) { detail::call_enumerate<D>(p, Seq{}); }) {
       Params p;

@@ -42,6 +42,10 @@ class Sp {
   /// log p(x | args). Returns -inf outside the support or for parameters outside their domain;
   /// throws kArity/kType for malformed arguments.
   virtual double log_density(const Value& /*x*/, const Args& /*args*/) const { return 0.0; }
+  /// An observed value as this SP's outputs hold it, where log_density reads it as one (flip observed at 1 holds
+  /// true, normal observed at true holds 1); anything else as it is. What an observation stores is then a value the
+  /// SP could have drawn, for every later reader and kernel.
+  virtual Value canonical(const Value& x) const { return x; }
   /// Whether an application keeps its output and only re-scores it when operand `index` changes.
   virtual bool can_absorb(size_t /*index*/) const { return is_random(); }
   /// Whether outputs are reals (numbers or vectors of reals), so a Gaussian drift proposal applies.

@@ -58,6 +58,11 @@ class Coin final : public Sp {
     return -std::log1p(other / mine);
   }
 
+  Value canonical(const Value& x) const override {
+    const int side = outcome(x);
+    return side < 0 ? x : Value(side == 1);
+  }
+
   std::optional<std::vector<Value>> enumerate(const Args& args) const override {
     counts(args);
     return std::vector<Value>{Value(false), Value(true)};
