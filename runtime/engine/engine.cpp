@@ -571,6 +571,14 @@ void Engine::observe_csv(const Directive& d) {
 
 void Engine::run_source(const std::shared_ptr<const SourceFile>& file, bool note_skipped) {
   std::vector<parser::DirectiveSyntax> program = parser::parse_program(file);
+  try {
+    check_program_syntax(program);
+  } catch (Error& e) {
+    // The REPL: an input is one unit, like a file, so a syntax error in it stops the directives before it too.
+    if (note_skipped && program.size() > 1)
+      e.add_frame(fmt::format("note: none of the {} directives in this input ran", program.size()));
+    throw;
+  }
   for (size_t i = 0; i < program.size(); ++i) {
     try {
       execute(analyze_directive(program[i], params_));

@@ -84,7 +84,8 @@ class Engine {
   /// ("<what>: the directive is undone"), which then fails as a transaction (Trace::set_interrupt).
   void set_interrupt(const std::atomic<bool>* flag, std::string what) { trace_->set_interrupt(flag, std::move(what)); }
 
-  /// Parses and runs every directive of a source text in order; stops at (and throws) the first error. With
+  /// Parses and checks the syntax of a whole source text (so a syntax error anywhere runs nothing), then runs
+  /// every directive in order; stops at (and throws) the first error. With
   /// `note_skipped`, that error ends with a note counting the directives after it that did not run (the REPL,
   /// where one input may hold several).
   void run_source(const std::shared_ptr<const SourceFile>& file, bool note_skipped = false);

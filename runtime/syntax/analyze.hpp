@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,5 +45,12 @@ struct Directive {
 
 /// Validates a parsed directive and analyzes its expressions.
 Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& params);
+
+/// Checks what analyze_directive checks from the program text alone: the directive's shape, its special forms and
+/// its label. {params} are not read (a missing or bad one is reported when its directive runs). Throws kSyntax.
+void check_directive_syntax(const parser::DirectiveSyntax& d);
+
+/// check_directive_syntax on every directive, in order: a program with a syntax error anywhere runs nothing.
+void check_program_syntax(std::span<const parser::DirectiveSyntax> program);
 
 }  // namespace vnt

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# A syntax error anywhere in a file (a malformed directive or special form, a label on infer or forget) is reported
+# before any directive runs, with the message and position it has when reached; so is one anywhere in a REPL input.
+# Errors that need the run (a missing {param}, an unbound name) still come when their directive is reached.
+# SPDX-License-Identifier: Apache-2.0
+source "$(dirname "$0")/common.bash" "$@"
+
+# check BAD-DIRECTIVE EXPECTED-FIRST-LINE-OF-STDERR: BAD-DIRECTIVE after a directive that would print 1.
+check() {
+  printf '[predict 1]\n%s\n[predict 2]\n' "$1" >t.vnt
+  run t.vnt
+  expect_rc 2 "$1"
+  expect_eq "$1: nothing runs" "" "$OUT"
+  expect_eq "$1: reported as when reached" "$2" "$(first_line "$ERR")"
+}
+
+check 'q: [infer 1]' \
+  't.vnt:2:1: error: infer: cannot carry a label (a label names an assume, observe, observe_csv, predict or sample)'
+check 'q: [forget x]' \
+  't.vnt:2:1: error: forget: cannot carry a label (a label names an assume, observe, observe_csv, predict or sample)'
+check '[observe_csv f "x.csv"]' \
+  "t.vnt:2:1: error: observe_csv: expected [observe_csv procedure \"file.csv\" value-column ['with_index]]"
+check '[observe_csv f "x.csv" y with]' "t.vnt:2:26: error: observe_csv: unknown option (known: 'with_index)"
+check '[predict (if 1 2)]' 't.vnt:2:10: error: if: expected (if condition consequent alternative)'
+check '[predict (lambda x x)]' 't.vnt:2:18: error: lambda: expected a parameter list in parentheses'
+check '[predict (let ((x)) x)]' 't.vnt:2:16: error: let: each binding must be (name expr)'
+check '[predict]' 't.vnt:2:1: error: predict: expected [predict expression], got 0 arguments'
+check '[assume 3 4]' 't.vnt:2:9: error: assume: the name must be a symbol'
+check "[predict '{p}]" 't.vnt:2:11: error: a parameter {p} cannot appear inside a quoted datum'
+check '[frob 1]' \
+  "t.vnt:2:2: error: unknown directive 'frob' (expected assume, observe, observe_csv, predict, infer, sample or forget)"
+
+# A {param} is not read by the check: a missing one is an error when its directive is reached, after those before
+# it ran; a syntax error after it still stops everything first.
+printf '[predict 1]\n[predict {p}]\n' >param.vnt
+run param.vnt
+expect_rc 2 "a missing parameter"
+expect_eq "the directives before a missing parameter run" "1" "$OUT"
+expect_eq "a missing parameter is reported when reached" \
+  "param.vnt:2:10: error: missing parameter {p} (give it with --param p=VALUE)" "$(first_line "$ERR")"
+printf '[predict 1]\n[observe_csv f {file} {col} {opt}]\n[predict (if {p})]\n' >param_then_syntax.vnt
+run param_then_syntax.vnt
+expect_rc 2 "a syntax error after a missing parameter"
+expect_eq "a syntax error after a missing parameter: nothing runs" "" "$OUT"
+expect_eq "a syntax error after a missing parameter is reported first" \
+  "param_then_syntax.vnt:3:10: error: if: expected (if condition consequent alternative)" "$(first_line "$ERR")"
+
+# The REPL: one input is one unit. None of its directives runs, the error says so, and the next input runs.
+printf '[predict 1] [predict (if 1 2)] [predict 3]\n[predict 4]\n' >repl.txt
+IN=repl.txt run
+expect_rc 2 "a REPL input with a syntax error"
+expect_eq "no directive of a REPL input with a syntax error runs; the next input does" "4" "$OUT"
+expect_eq "the REPL reports the syntax error and that nothing of the input ran" \
+  "<repl:1>:1:22: error: if: expected (if condition consequent alternative)
+    1 | [predict 1] [predict (if 1 2)] [predict 3]
+      |                      ^~~~~~~~
+  note: none of the 3 directives in this input ran" "$ERR"
+
+finish
