@@ -41,17 +41,28 @@ struct InferOp {
 
 [[noreturn]] void bad(const Syntax& s, std::string message) { throw Error(ErrorKind::kInference, std::move(message), s.span); }
 
+/// An argument as a message shows it (in quotes if `quoted`): its source text, or for a {param} the value given and
+/// its name, `1e13 (from {T})`, since the source text `{T}` does not say what was wrong with it.
+std::string shown(const Syntax& s, bool quoted = false) {
+  std::string source = parser::span_text(s.span);
+  // Only a substituted parameter's source starts with '{' (substitute_params keeps the value's text).
+  const bool param = source.starts_with('{');
+  std::string value = param ? s.text : source;
+  if (quoted) value = fmt::format("'{}'", value);
+  return param ? fmt::format("{} (from {})", value, source) : value;
+}
+
 double number_arg(const Syntax& s, std::string_view what) {
-  if (s.kind != Syntax::Kind::kNumber) bad(s, fmt::format("{} must be a number, got '{}'", what, parser::span_text(s.span)));
+  if (s.kind != Syntax::Kind::kNumber) bad(s, fmt::format("{} must be a number, got {}", what, shown(s, true)));
   return s.number;
 }
 
 size_t count_arg(const Syntax& s, std::string_view what) {
   double d = number_arg(s, what);
   if (!(d >= 0) || d != std::floor(d))
-    bad(s, fmt::format("{} must be a non-negative integer, got {}", what, parser::span_text(s.span)));
+    bad(s, fmt::format("{} must be a non-negative integer, got {}", what, shown(s)));
   // 1e12 transitions would take weeks; 1e20 is an integer, so the message must name the bound.
-  if (d > 1e12) bad(s, fmt::format("{} must be at most 1e12, got {}", what, parser::span_text(s.span)));
+  if (d > 1e12) bad(s, fmt::format("{} must be at most 1e12, got {}", what, shown(s)));
   return static_cast<size_t>(d);
 }
 
@@ -75,7 +86,7 @@ BlockSpec block_args(const Syntax& form, const Syntax& scope, const Syntax& bloc
   if (sc.kind == Syntax::Kind::kSymbol || sc.kind == Syntax::Kind::kString)
     spec.scope = sc.text;
   else
-    bad(scope, fmt::format("{}: the scope must be a symbol such as default, got '{}'", kernel, parser::span_text(scope.span)));
+    bad(scope, fmt::format("{}: the scope must be a symbol such as default, got {}", kernel, shown(scope, true)));
   const Syntax& b = unquote(block);
   if (block.kind == Syntax::Kind::kSymbol && b.text == "one") {
     spec.mode = BlockSpec::Mode::kOne;
@@ -104,6 +115,13 @@ BlockSpec default_one(const SourceSpan& span) {
   return b;
 }
 
+double drift_sigma_arg(const Syntax& s, std::string_view kernel) {
+  double sigma = number_arg(s, fmt::format("{}: the drift sigma", kernel));
+  if (!(sigma > 0) || !std::isfinite(sigma))
+    bad(s, fmt::format("{}: the drift sigma must be positive, got {}", kernel, shown(s)));
+  return sigma;
+}
+
 InferOp compile_mh(const Syntax& s) {
   // (mh scope block T) or (mh scope block 'drift sigma T)
   const auto& a = s.items;
@@ -119,10 +137,8 @@ InferOp compile_mh(const Syntax& s) {
     op.block = block_args(s, a[1], a[2], "mh");
     const Syntax& p = unquote(a[3]);
     if (p.kind != Syntax::Kind::kSymbol || p.text != "drift")
-      bad(a[3], fmt::format("mh: unknown proposal {} (known: 'drift)", parser::span_text(a[3].span)));
-    double sigma = number_arg(a[4], "mh: the drift sigma");
-    if (!(sigma > 0) || !std::isfinite(sigma)) bad(a[4], fmt::format("mh: the drift sigma must be positive, got {}", sigma));
-    op.mh.drift_sigma = sigma;
+      bad(a[3], fmt::format("mh: unknown proposal {} (known: 'drift)", shown(a[3])));
+    op.mh.drift_sigma = drift_sigma_arg(a[4], "mh");
     op.count = count_arg(a[5], "mh: the number of transitions");
     return op;
   }
@@ -153,13 +169,6 @@ InferOp compile_checked(Engine& engine, const Syntax& s) {
     for (const InferOp& c : o->children) todo.push_back(&c);
   }
   return op;
-}
-
-double drift_sigma_arg(const Syntax& s, std::string_view kernel) {
-  double sigma = number_arg(s, fmt::format("{}: the drift sigma", kernel));
-  if (!(sigma > 0) || !std::isfinite(sigma))
-    bad(s, fmt::format("{}: the drift sigma must be positive, got {}", kernel, sigma));
-  return sigma;
 }
 
 // The column names of one collect: the source texts, with the first free suffix #2, #3, ... on a text seen before in
@@ -208,9 +217,9 @@ InferOp compile_subsampled(const Syntax& s) {
   double nbatch = number_arg(a[3], "subsampled_mh: Nbatch");
   double eps = number_arg(a[4], "subsampled_mh: eps");
   if (!(nbatch >= 1) || nbatch != std::floor(nbatch))
-    bad(a[3], fmt::format("subsampled_mh: Nbatch must be a positive integer, got {}", parser::span_text(a[3].span)));
+    bad(a[3], fmt::format("subsampled_mh: Nbatch must be a positive integer, got {}", shown(a[3])));
   if (!(eps >= 0 && eps < 1))
-    bad(a[4], fmt::format("subsampled_mh: eps must be in [0, 1), got {}", parser::span_text(a[4].span)));
+    bad(a[4], fmt::format("subsampled_mh: eps must be in [0, 1), got {}", shown(a[4])));
   op.sub.batch = capped_count(nbatch);
   op.sub.epsilon = eps;
   size_t i = 5;
@@ -219,7 +228,7 @@ InferOp compile_subsampled(const Syntax& s) {
     op.sub.drift_sigma = drift_sigma_arg(a[i + 1], "subsampled_mh");
     i += 2;
   } else if (&unquote(a[i]) != &a[i] || a[i].kind == Syntax::Kind::kSymbol) {
-    bad(a[i], fmt::format("subsampled_mh: unknown proposal {} (known: 'drift)", parser::span_text(a[i].span)));
+    bad(a[i], fmt::format("subsampled_mh: unknown proposal {} (known: 'drift)", shown(a[i])));
   }
   op.count = count_arg(a[i], "subsampled_mh: the number of transitions");
   std::vector<std::string> given;  // an option given twice, with two values: which one was meant?
@@ -227,15 +236,14 @@ InferOp compile_subsampled(const Syntax& s) {
     const Syntax& key = unquote(a[i]);
     if (i + 1 >= a.size()) bad(a[i], "subsampled_mh: options come in pairs: 'k0 K or 'fallback 'mh");
     if (key.kind != Syntax::Kind::kSymbol)  // a pair whose name is a number or a string: not a missing value
-      bad(a[i], fmt::format("subsampled_mh: an option name must be a symbol such as 'k0, got {}",
-                            parser::span_text(a[i].span)));
+      bad(a[i], fmt::format("subsampled_mh: an option name must be a symbol such as 'k0, got {}", shown(a[i])));
     if (std::find(given.begin(), given.end(), key.text) != given.end())
       bad(a[i], fmt::format("subsampled_mh: option '{}' is given twice", key.text));
     given.push_back(key.text);
     if (key.text == "k0") {
       double k0 = number_arg(a[i + 1], "subsampled_mh: k0");
       if (!(k0 >= 1) || k0 != std::floor(k0))
-        bad(a[i + 1], fmt::format("subsampled_mh: k0 must be a positive integer, got {}", parser::span_text(a[i + 1].span)));
+        bad(a[i + 1], fmt::format("subsampled_mh: k0 must be a positive integer, got {}", shown(a[i + 1])));
       op.sub.min_batches = capped_count(k0);
     } else if (key.text == "fallback") {
       op.sub.fallback_to_mh = either(a[i + 1], "mh", "none", "subsampled_mh: 'fallback takes 'mh or 'none");
@@ -264,7 +272,7 @@ InferOp compile(Engine& engine, const Syntax& s) {
     return op;
   }
   if (s.kind != Syntax::Kind::kList || s.items.empty() || s.items[0].kind != Syntax::Kind::kSymbol)
-    bad(s, fmt::format("expected an inference command such as (mh default one 10), got '{}'", parser::span_text(s.span)));
+    bad(s, fmt::format("expected an inference command such as (mh default one 10), got {}", shown(s, true)));
   const std::string& head = s.items[0].text;
   const auto& a = s.items;
   InferOp op;

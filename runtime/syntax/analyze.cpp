@@ -183,6 +183,7 @@ Syntax substitute(const Syntax& s, const ParamMap* params) {
                s.text);
     Syntax out;
     out.span = s.span;
+    out.text = it->second;  // the value as given, for messages (the span's text is `{name}`)
     Value v = parse_param_value(it->second, s.span);
     if (is_number(v)) {
       out.kind = Syntax::Kind::kNumber;
@@ -192,7 +193,6 @@ Syntax substitute(const Syntax& s, const ParamMap* params) {
       out.boolean = std::get<bool>(v);
     } else {
       out.kind = Syntax::Kind::kSymbol;
-      out.text = it->second;
     }
     return out;
   }

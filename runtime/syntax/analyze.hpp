@@ -22,7 +22,8 @@ ExprPtr analyze_expression(const parser::Syntax& s, const ParamMap& params);
 /// for a number too large for a double.
 Value parse_param_value(const std::string& text, const SourceSpan& span);
 
-/// Replaces {param} nodes of raw syntax by their literal values (for the inference language).
+/// Replaces {param} nodes of raw syntax by their literal values (for the inference language). A replaced node keeps
+/// its `{name}` span and, whatever its kind, the value's text as given in `text`.
 parser::Syntax substitute_params(const parser::Syntax& s, const ParamMap& params);
 
 struct Directive {
