@@ -37,7 +37,7 @@ class OpenBrackets {
         if (c == '\\') skip_ = true;
         else if (c == '"') in_string_ = false;
       } else if (in_comment_) {
-        in_comment_ = c != '\n';
+        in_comment_ = c != '\n' && c != '\r';  // as in the lexer, a lone CR ends a comment too
       } else {
         scan(c);
       }
