@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <ostream>
 
@@ -143,12 +145,19 @@ std::string unquote(const Cell& cell) {
   return out;
 }
 
-/// Reads a whole cell as a number: std::errc() with `value`, result_out_of_range, or invalid_argument for
-/// text that is not a number.
+/// Reads a whole cell as a number: std::errc() with `value`, result_out_of_range (too large for a double), or
+/// invalid_argument for text that is not a number.
 std::errc read_number(std::string_view s, double& value) {
   if (s.size() > 1 && s[0] == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (end != s.data() + s.size() || s.empty()) return std::errc::invalid_argument;
+  if (ec == std::errc::result_out_of_range) {
+    // Too small is 0 (strtod rounds it so), as for a literal or a --param; too large stays an error.
+    const double d = std::strtod(std::string(s).c_str(), nullptr);
+    if (!std::isfinite(d)) return ec;
+    value = d;
+    return std::errc();
+  }
   return ec;
 }
 

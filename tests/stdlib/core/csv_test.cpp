@@ -130,6 +130,15 @@ TEST_CASE("read_csv_numeric tolerates CRLF, blank lines, spaces, quotes and no f
   CHECK(header_only.rows.empty());
 }
 
+TEST_CASE("read_csv_numeric reads a number too small for a double as 0, as a literal is read") {
+  TempDir dir;
+  const CsvTable t = read_csv_numeric(dir.write("small.csv", "1e-400,-1e-400,4.9e-324,+1e-400\n"), false);
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0] == std::vector<double>{0, 0, std::numeric_limits<double>::denorm_min(), 0});
+  CHECK(std::signbit(t.rows[0][1]));  // -0, as the literal -1e-400 is
+  CHECK(!csv_has_header("1e-400,2\n", "small.csv"));
+}
+
 TEST_CASE("csv_has_records: a header or a row is a record, blank lines and a byte order mark are not") {
   CHECK(csv_has_records("a,b\n", "h.csv"));
   CHECK(csv_has_records("\n\n1,2", "d.csv"));
@@ -156,6 +165,8 @@ TEST_CASE("read_csv_numeric error messages") {
   CHECK(read_error(p, false) == p + ":2:1: expected a number in column 1, found an empty cell");
   p = dir.write("data.csv", "1,2\n1e999,3\n");
   CHECK(read_error(p, false) == p + ":2:1: number '1e999' in column 1 is out of range");
+  p = dir.write("data.csv", "1,2\n-1e999,3\n");
+  CHECK(read_error(p, false) == p + ":2:1: number '-1e999' in column 1 is out of range");
   // The col is where the cell starts, in characters: past blanks, at its quote, after a quoted line break in the
   // same record, not counting a byte order mark.
   p = dir.write("data.csv", "a,bb,c\n1,  2 ,\t x\n");
