@@ -10,6 +10,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <utility>
 
 #include "runtime/core/error.hpp"
@@ -122,11 +123,10 @@ NumberStatus convert_number(std::string_view t, double& value) {
   std::string_view digits = t[0] == '+' ? t.substr(1) : t;  // from_chars takes no '+'
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (ec == std::errc::result_out_of_range) {
-    // Underflow rounds to zero; overflow is an error rather than a silent infinity.
-    bool negative_exponent = t.find("e-") != std::string_view::npos || t.find("E-") != std::string_view::npos;
-    if (!negative_exponent) return NumberStatus::kOutOfRange;
-    value = t[0] == '-' ? -0.0 : 0.0;
-    return NumberStatus::kOk;
+    // Underflow rounds to zero (strtod rounds it so); overflow is an error rather than a silent infinity. A
+    // negative exponent does not tell them apart: 1 and 400 zeros, e-1, is 1e399.
+    value = std::strtod(std::string(digits).c_str(), nullptr);
+    return std::isfinite(value) ? NumberStatus::kOk : NumberStatus::kOutOfRange;
   }
   if (ec != std::errc() || ptr != digits.data() + digits.size()) return NumberStatus::kBad;
   return NumberStatus::kOk;

@@ -84,6 +84,9 @@ TEST_CASE("atoms, strings and params") {
   CHECK(program_error("[predict 1x]") == "1:10: malformed number '1x'");
   CHECK(program_error("[predict (+ 1.2.3)]") == "1:13: malformed number '1.2.3'");
   CHECK(program_error("[predict 1e999]") == "1:10: number out of range: '1e999'");
+  // A negative exponent does not make it small (this one was read as 0).
+  CHECK(program_error("[predict 1" + std::string(400, '0') + "e-1]") ==
+        "1:10: number out of range: '1" + std::string(23, '0') + "...'");
   CHECK(program_error("[predict '(a ')]") == "1:15: expected an expression after ''', found ')'");
   CHECK(program_error("[predict ']") == "1:11: expected an expression after ''', found ']'");
   CHECK(program_error("[predict x] 'y") == "1:13: expected a directive in brackets, found '''");

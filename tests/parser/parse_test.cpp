@@ -86,7 +86,8 @@ TEST_CASE("numbers") {
     double value;
   };
   for (Case c : {Case{"1", 1}, Case{"-2.5", -2.5}, Case{"1e-3", 1e-3}, Case{".5", 0.5}, Case{"+3", 3},
-                 Case{"1E+2", 100}, Case{"-.5e1", -5}, Case{"1.", 1}, Case{"007", 7}, Case{"1e-400", 0}}) {
+                 Case{"1E+2", 100}, Case{"-.5e1", -5}, Case{"1.", 1}, Case{"007", 7}, Case{"1e-400", 0},
+                 Case{"-1e-400", -0.0}, Case{"0.000000000000000000001e-300", 1e-321}}) {
     CAPTURE(c.text);
     Syntax s = expression(c.text);
     CHECK(s.kind == Kind::kNumber);
