@@ -13,6 +13,11 @@
 namespace vnt {
 namespace {
 
+// A line of more columns than this is shown as a window of that many around the span's start, its cut ends marked
+// "...": a program of one long line (6 MB, say) would otherwise be echoed whole with each error.
+constexpr size_t kMaxColumns = 160;
+constexpr size_t kColumnsBefore = 60;  // of the window, before the span's start
+
 // The source line of `s` with a caret under its first column and tildes under the rest of its span. Each column
 // takes the width it is shown with (an escaped control byte takes four), and a tab under a tab, so the caret lands
 // under its column however a terminal expands tabs; a wide character (CJK, say) takes two.
@@ -23,11 +28,17 @@ std::string excerpt(const SourceSpan& s) {
   size_t width = 1;
   if (s.end_line == s.line && s.end_col > s.col) width = s.end_col - s.col;
   width = std::min(width, length + 1 - (s.col - 1));
-  std::string shown, padding, marker;
+  size_t first = 1, last = length;  // the columns shown
+  if (length > kMaxColumns) {
+    first = s.col > kColumnsBefore ? std::min(s.col - kColumnsBefore, length + 1 - kMaxColumns) : 1;
+    last = first + kMaxColumns - 1;
+  }
+  std::string shown = first > 1 ? "..." : "", padding = first > 1 ? "   " : "", marker;
   size_t col = 1;
-  for (size_t i = 0; i < line.size(); ++col) {
+  for (size_t i = 0; i < line.size() && col <= last; ++col) {
     std::string_view column = line.substr(i, utf8_column_size(line.substr(i)));
     i += column.size();
+    if (col < first) continue;
     shown += shown_column(column);
     const size_t cells = shown_width(column);
     if (col < s.col)
@@ -35,7 +46,8 @@ std::string excerpt(const SourceSpan& s) {
     else if (col < s.col + width)
       marker.append(cells, '~');
   }
-  if (s.col + width > col) marker += '~';  // the span takes in the end of the line
+  if (s.col + width > col) marker += '~';  // the span takes in the end of the line, or goes on past the window
+  if (last < length) shown += "...";
   marker[0] = '^';
   std::string num = fmt::format("{:>5}", s.line);
   return fmt::format("{} | {}\n{} | {}{}\n", num, shown, std::string(num.size(), ' '), padding, marker);

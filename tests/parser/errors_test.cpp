@@ -196,6 +196,24 @@ TEST_CASE("line breaks: LF, CR LF and a lone CR") {
   CHECK(program_error("[predict x]\"a\rb\"") == "1:12: expected a directive in brackets, found '\"a...'");
 }
 
+// A line longer than 160 columns is shown as 160 of them around the error's column, "..." where it is cut: a 6 MB
+// line of one program was echoed whole with its error.
+TEST_CASE("the excerpt of a long line is a window around the error") {
+  CHECK(rendered_error("[predict " + std::string(10000, '(')) ==
+        "t.vnt:1:1009: error: nesting too deep: more than 1000 levels\n"
+        "    1 | ..." + std::string(160, '(') + "...\n"
+        "      | " + std::string(3 + 60, ' ') + "^\n");
+  // Near the end of the line, the window ends with it; near its start, it starts with it.
+  CHECK(rendered_error("[predict (list" + std::string(300, ' ') + "(f x]") ==
+        "t.vnt:1:319: error: expected ')' to close '(' opened at 1:315, found ']'\n"
+        "    1 | ..." + std::string(155, ' ') + "(f x]\n"
+        "      | " + std::string(3 + 159, ' ') + "^\n");
+  CHECK(rendered_error("[predict (f x]" + std::string(300, ' ')) ==
+        "t.vnt:1:14: error: expected ')' to close '(' opened at 1:10, found ']'\n"
+        "    1 | [predict (f x]" + std::string(146, ' ') + "...\n"
+        "      |              ^\n");
+}
+
 // The text of a span is cut at code points too (infer_lang quotes it in its messages).
 TEST_CASE("span_text of an expression after multi-byte UTF-8") {
   std::vector<DirectiveSyntax> d = parse_program(source("[predict (list '\xC3\xA9\xC3\xA9 (g '\xC3\xA9) 1)]"));
