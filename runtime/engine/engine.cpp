@@ -8,6 +8,7 @@
 #include "runtime/core/csv.hpp"
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/text_file.hpp"
+#include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/regen.hpp"
 #include "runtime/regen/walk.hpp"
@@ -198,6 +199,11 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
       regen_and_attach(*trace_, s, true, *rho_db);
       d.repair(*trace_);
       s = scaffold();
+    } catch (Error& err) {
+      regen_and_attach(*trace_, s, true, *rho_db);
+      // The error is where the new value failed, often in an earlier directive: say which directive set it.
+      err.add_frame(fmt::format("while observing {} at {}", e->text(), span_location(e->span)));
+      throw;
     } catch (...) {
       regen_and_attach(*trace_, s, true, *rho_db);
       throw;
@@ -208,15 +214,23 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
   double own = p->sp().log_density(v, buf.args(p->aux()));
   const bool impossible = xi == kNegInf || std::isnan(xi);
   if (impossible || xi == -kNegInf) {
+    // What the observation rules out, found in the state it makes, before that is undone.
+    const std::optional<InfiniteDensity> ruled_out = impossible ? find_zero_density(*trace_, s) : std::nullopt;
     Db xi_db(*trace_);
     detach_and_extract(*trace_, s, xi_db);
     regen_and_attach(*trace_, s, true, *rho_db);
     if (impossible && (own == kNegInf || std::isnan(own)))
       throw Error(ErrorKind::kZeroProbability,
                   fmt::format("observe: {} has probability zero under {}", to_string(v), e->text()), e->span);
+    if (impossible && ruled_out && ruled_out->expr != nullptr)
+      throw Error(ErrorKind::kZeroProbability,
+                  fmt::format("observe: observing {} makes {} at {} impossible: its value {} has probability zero",
+                              to_string(v), ruled_out->expr->text(), span_location(ruled_out->expr->span),
+                              to_string(ruled_out->value)),
+                  e->span);
     if (impossible)
       throw Error(ErrorKind::kZeroProbability,
-                  fmt::format("observe: observing {} makes another observation impossible", to_string(v)), e->span);
+                  fmt::format("observe: observing {} makes another random choice impossible", to_string(v)), e->span);
     // An infinite weight (beta 0.5 0.5 at 0) cannot be compared: every MH ratio from it would be inf - inf.
     if (own == -kNegInf)
       throw Error(ErrorKind::kDomain,

@@ -34,7 +34,7 @@ double density_at(Node* n) {
   return lp;
 }
 
-std::optional<InfiniteDensity> infinite_row(PlateNode* plate) {
+std::optional<InfiniteDensity> row_at(PlateNode* plate, double target) {
   PlateEvaluator ev(*plate, current_inputs(*plate));
   for (size_t i = 0; i < plate->rows; ++i) {
     double lp = 0;
@@ -43,32 +43,41 @@ std::optional<InfiniteDensity> infinite_row(PlateNode* plate) {
     } catch (const Error&) {
       continue;
     }
-    if (lp == kPosInf) return InfiniteDensity{plate->program->ops.back().expr, plate->observed.value(i), plate, i};
+    if (lp == target) return InfiniteDensity{plate->program->ops.back().expr, plate->observed.value(i), plate, i};
   }
   return std::nullopt;
 }
 
-std::optional<InfiniteDensity> at_node(Node* n) {
-  if (density_at(n) != kPosInf) return std::nullopt;
+std::optional<InfiniteDensity> at_node(Node* n, double target) {
+  if (density_at(n) != target) return std::nullopt;
   return InfiniteDensity{n->expr, n->value};
 }
 
-}  // namespace
-
-std::optional<InfiniteDensity> find_infinite_density(Trace& trace, const Scaffold& s) {
+/// The first random application of the scaffold's state whose log density is `target`.
+std::optional<InfiniteDensity> find_density(Trace& trace, const Scaffold& s, double target) {
   for (Node* n : s.border) {
     std::optional<InfiniteDensity> found;
     if (s.is_absorbing(n)) {
-      found = n->kind == NodeKind::kPlate ? infinite_row(as_plate(n)) : at_node(n);
+      found = n->kind == NodeKind::kPlate ? row_at(as_plate(n), target) : at_node(n, target);
     } else if (n->observation_root && s.is_resampling(n)) {
-      if (Node* c = trace.constrainable(n)) found = at_node(c);
+      if (Node* c = trace.constrainable(n)) found = at_node(c, target);
     }
     if (found) return found;
   }
   for (Node* n : s.principals)
     if (s.kernels.count(n) != 0)
-      if (std::optional<InfiniteDensity> found = at_node(n)) return found;
+      if (std::optional<InfiniteDensity> found = at_node(n, target)) return found;
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<InfiniteDensity> find_infinite_density(Trace& trace, const Scaffold& s) {
+  return find_density(trace, s, kPosInf);
+}
+
+std::optional<InfiniteDensity> find_zero_density(Trace& trace, const Scaffold& s) {
+  return find_density(trace, s, kNegInf);
 }
 
 void raise_infinite_density(const InfiniteDensity& where, InfiniteIn state, std::string_view kernel) {

@@ -36,6 +36,8 @@ enum class InfiniteIn { kProposal, kCurrentState };
 /// state the trace holds: the absorbing nodes (each row of a plate), the principal nodes with a proposal kernel and
 /// the observations regen attaches again, in the order of the border. nullopt if there is none.
 std::optional<InfiniteDensity> find_infinite_density(Trace& trace, const Scaffold& s);
+/// The same for a density of zero (log density -inf), to name what an impossible state rules out.
+std::optional<InfiniteDensity> find_zero_density(Trace& trace, const Scaffold& s);
 
 /// Throws kInference at the random application: for kProposal "KERNEL: the proposal gives EXPR an infinite density
 /// at its value V", for kCurrentState "subsampled_mh: an approximate move (eps > 0) accepted a value under which EXPR

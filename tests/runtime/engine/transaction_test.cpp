@@ -133,6 +133,20 @@ TEST_CASE("an [infer] whose proposal leaves an observation without a random choi
   CHECK(runs >= 2);
 }
 
+// The new value fails in an earlier directive's expression: the error is there, and a frame names the observe.
+TEST_CASE("an observe whose value fails an earlier directive's expression says so") {
+  Engine e(1);
+  test::run(e, "[assume x (normal 0 1)] [assume y (sqrt (+ x 10))]");
+  try {
+    test::run(e, "[observe x -20]", "obs.vnt");
+    FAIL("expected an error");
+  } catch (const Error& err) {
+    CHECK(err.message() == "sqrt: argument 1 is -10, but must be non-negative");
+    REQUIRE(err.frames().size() == 1);
+    CHECK(err.frames()[0].text == "while observing x at obs.vnt:1:10");
+  }
+}
+
 // A kernel on a scope that no random choice is in yet is no error if a directive that has run names the scope
 // (docs/inference.md). A failed directive has not run, but the names in its text were remembered all the same.
 TEST_CASE("a failed directive does not make a kernel on a scope only it names legal") {
