@@ -28,11 +28,18 @@ Engine::Engine(uint64_t seed) {
 }
 
 Engine::~Engine() {
-  // Forget in reverse so every family is un-evaluated through the normal path before the trace goes.
+  // Every family is un-evaluated through the normal path before the trace goes, readers before what they read: in
+  // reverse, but a directive whose value another still reads waits (a branch taken after both were made can read a
+  // later assume). Reads between directives form no cycle (regen refuses one), so some directive is always free.
+  auto read = [](const DirectiveRecord& r) {
+    return r.root != nullptr && r.root->kind != NodeKind::kPlate && !r.root->children.empty();
+  };
   try {
     while (!directives_.empty()) {
-      DirectiveRecord r = directives_.back();
-      directives_.pop_back();
+      size_t i = directives_.size();
+      while (i > 1 && read(directives_[i - 1])) --i;
+      DirectiveRecord r = directives_[i - 1];
+      directives_.erase(directives_.begin() + static_cast<std::ptrdiff_t>(i - 1));
       drop_root(r);
     }
   } catch (...) {
