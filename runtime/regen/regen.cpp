@@ -501,6 +501,13 @@ double Regen::constrain(Node* root) {
   Node* c = t_.constrainable(root);
   if (c == nullptr)
     throw Error(ErrorKind::kInference, "the observed expression no longer ends in a random choice", span_of(root));
+  // Its other branch ends in a choice another observation holds (`(if b a ...)` with a observed too): one value
+  // cannot be two observations.
+  if (c->constrained)
+    throw Error(ErrorKind::kInference,
+                fmt::format("the observed expression now ends in {}, which another observation holds",
+                            c->expr != nullptr ? c->expr->text() : std::string("a random choice")),
+                span_of(root));
   OutputNode* out = as_output(c);
   const SpProcedure* p = primitive_at(out);
   ArgBuffer buf(out);
