@@ -110,17 +110,27 @@ TEST_CASE("an [infer] whose first transition fails leaves the random stream and 
   CHECK(test::fingerprint_of(e) == test::fingerprint_of(clean));
 }
 
+/// Runs `body` on a new engine for each seed in 1..8 under which [assume b (scope_include 'b 0 (flip 0.5))] starts
+/// false (the programs below need that branch first), and checks that there were at least two.
+template <class F>
+void with_b_false(F&& body) {
+  int runs = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    CAPTURE(seed);
+    auto e = std::make_unique<Engine>(seed);
+    test::run(*e, "[assume b (scope_include 'b 0 (flip 0.5))]");
+    if (!values_equal(e->report("b"), Value(false))) continue;
+    ++runs;
+    body(*e);
+  }
+  CHECK(runs >= 2);
+}
+
 // A proposal that makes an observed `if` take a branch without a random choice fails the [infer] at that
 // observation. The regen that met it left the observation's node regenerated, so putting the trace back left b at its
 // proposed value, and later transitions failed with internal errors (found by an audit of the REPL).
 TEST_CASE("an [infer] whose proposal leaves an observation without a random choice puts the trace back") {
-  int runs = 0;
-  for (uint64_t seed = 1; seed <= 6; ++seed) {
-    CAPTURE(seed);
-    Engine e(seed);
-    test::run(e, "[assume b (scope_include 'b 0 (flip 0.5))]");
-    if (!values_equal(e.report("b"), Value(false))) continue;  // the other branch cannot be observed
-    ++runs;
+  with_b_false([](Engine& e) {
     test::run(e, "[observe (if b 1 (normal 0 1)) 0.5] [assume w (scope_include 'w 0 (normal 0 1))]");
     const std::string before = test::fingerprint_of(e);
     const size_t nodes = e.trace().live_nodes();
@@ -131,48 +141,32 @@ TEST_CASE("an [infer] whose proposal leaves an observation without a random choi
     CHECK(e.trace().live_nodes() == nodes);
     test::run(e, "[infer (mh w all 'drift 0.3 3)] [infer (mh default one 0)]");
     CHECK(values_equal(e.report("b"), Value(false)));
-  }
-  CHECK(runs >= 2);
+  });
 }
 
 // The other branch of an observed `if` ends in a choice another observation holds: the proposal fails at the
 // observation, and the trace is as it was (it used to constrain that choice twice: an internal error at the next
 // transition's detach, found by a fuzzed REPL session).
 TEST_CASE("an [infer] whose proposal would make one choice two observations puts the trace back") {
-  int runs = 0;
-  for (uint64_t seed = 1; seed <= 8; ++seed) {
-    CAPTURE(seed);
-    Engine e(seed);
-    test::run(e, "[assume b (scope_include 'b 0 (flip 0.5))] [assume a (gamma 2 1)]");
-    if (!values_equal(e.report("b"), Value(false))) continue;  // a would be observed twice at once
-    ++runs;
-    test::run(e, "[observe (if b a (normal 0 1)) 0.5] [observe a 1]");
+  with_b_false([](Engine& e) {
+    test::run(e, "[assume a (gamma 2 1)] [observe (if b a (normal 0 1)) 0.5] [observe a 1]");
     const std::string before = test::fingerprint_of(e);
     CHECK_THROWS_WITH_AS(test::run(e, "[infer (mh b all 50)]"),
                          doctest::Contains("now ends in (gamma 2 1), which another observation holds"), Error);
     CHECK(test::fingerprint_of(e) == before);
     CHECK(values_equal(e.report("b"), Value(false)));
-  }
-  CHECK(runs >= 2);
+  });
 }
 
 // y reads z, assumed after it, once a move takes y's other branch. The engine going takes readers down first: in
 // plain reverse order z went first, and y's lookup of it then read freed memory (ASan; found by a fuzzed session).
 TEST_CASE("the engine going takes down a directive that reads a later one") {
-  int runs = 0;
-  for (uint64_t seed = 1; seed <= 8; ++seed) {
-    CAPTURE(seed);
-    auto e = std::make_unique<Engine>(seed);
-    test::run(*e, "[assume c (scope_include 'c 0 (flip 0.5))]");
-    if (!values_equal(e->report("c"), Value(false))) continue;  // z is not assumed yet
-    ++runs;
-    test::run(*e, "[assume y (if c z 0)] [assume z (normal 0 1)]");
-    for (int i = 0; i < 100 && values_equal(e->report("c"), Value(false)); ++i) test::run(*e, "[infer (mh c all 1)]");
-    REQUIRE(values_equal(e->report("c"), Value(true)));
-    CHECK(!e->directives()[2].root->children.empty());  // y's lookup reads z
-    e.reset();
-  }
-  CHECK(runs >= 2);
+  with_b_false([](Engine& e) {
+    test::run(e, "[assume y (if b z 0)] [assume z (normal 0 1)]");
+    for (int i = 0; i < 100 && values_equal(e.report("b"), Value(false)); ++i) test::run(e, "[infer (mh b all 1)]");
+    REQUIRE(values_equal(e.report("b"), Value(true)));
+    CHECK(!e.directives()[2].root->children.empty());  // y's lookup reads z
+  });  // the engine goes here
 }
 
 // The new value fails in an earlier directive's expression: the error is there, and a frame names the observe.
