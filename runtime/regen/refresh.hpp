@@ -23,12 +23,12 @@ bool stale_elsewhere(Trace& trace, const Node* except_border);
 void ensure_fresh(Trace& trace, Node* x, Node* except_border = nullptr);
 
 /// What the walks of ensure_fresh from a section's inputs found that can be stale: the nodes they met that read a
-/// node with a version (a border, or a node that copied one's version). Only such a node can be a stale section
-/// root. A node gets its first version either with a move of the trace's shape (Trace::add_child), after which the
-/// holder drops the watch, or as a border (Trace::border_generation), which the watch checks: the list stays
-/// complete until then. A section read at every transition then checks a few nodes instead of walking a few dozen
-/// (subsampled_mh's sections reading another border's, as in the paper's state-space model with phi and sig both
-/// subsampled).
+/// node with a version. Only such a node can be a stale section root, since a stale border is a border (an accepted
+/// subsampled move went through it) or a node counted stale by a new edge. A section read at every transition then
+/// checks these few nodes instead of walking a few dozen (subsampled_mh's sections reading another border's, as in
+/// the paper's state-space model with phi and sig both subsampled). The list stays complete until a new edge moves
+/// the trace's shape (the watch's holder, ChainCache, drops it then) or a node first becomes a border, which may have
+/// had no version when the walks passed it (Trace::border_generation).
 struct FreshWatch {
   static constexpr size_t kMax = 8;
   std::array<Node*, kMax> nodes{};

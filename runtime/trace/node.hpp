@@ -26,6 +26,7 @@ struct Node {
   NodeKind kind;
   bool constrained = false;      // an observed random choice: its value is fixed data
   bool observation_root = false; // the root of an observe directive
+  bool border = false;           // has taken a border version: an accepted subsampled move went through it
   uint32_t num_requests = 0;     // when this node is a family root: how many ESR edges point at it
   uint32_t request_children = 0; // how many children are request nodes (so other children are counted in O(1))
   uint32_t plate_children = 0;   // how many children are plates (kept first in `children`; see plate.hpp)

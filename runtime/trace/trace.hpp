@@ -97,11 +97,12 @@ class Trace {
   /// The version a border takes when an accepted subsampled move changes it: never used before in this trace.
   /// A node's version can also be copied from another's (an output takes its family root's when it is evaluated
   /// again), so a border's own count, old + 1, could come back to a version its stale sections still hold.
-  uint64_t next_border_version(const Node& border) {
-    if (border.version == 0) ++border_generation_;
+  uint64_t next_border_version(Node& border) {
+    if (!border.border) ++border_generation_;  // not its version: a section root copies its border's
+    border.border = true;
     return ++border_versions_;
   }
-  /// Moves when a node takes its first border version: what can be stale changed (FreshWatch, refresh.hpp).
+  /// Moves when a node first takes a border version: what can be stale changed (FreshWatch, refresh.hpp).
   uint64_t border_generation() const { return border_generation_; }
 
   /// The arrangement of the n local sections of `border` that subsampled_mh draws from by an incremental
