@@ -9,7 +9,8 @@
 import os
 import random
 import subprocess
-import sys
+
+from fuzz_common import finish, seeds_from_argv
 
 SHAPES = [  # (weight, observation); {x} a covariate, {ax} a positive one, {y} the datum
     (8, "[observe (normal (* w {x}) 1) {y}]"),
@@ -88,10 +89,7 @@ def program(seed):
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
-        sys.exit(__doc__)
-    pprun, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    outdir = sys.argv[4] if len(sys.argv) == 5 else "fuzz-failures"
+    pprun, first, last, outdir = seeds_from_argv(__doc__)
     failures = 0
     for seed in range(first, last + 1):
         text = program(seed)
@@ -110,8 +108,7 @@ def main():
                 f.write(proc.stderr)
         else:
             os.remove(path)
-    print(f"{failures} of {last - first + 1} programs failed")
-    sys.exit(1 if failures else 0)
+    finish(failures, last - first + 1, "programs")
 
 
 if __name__ == "__main__":

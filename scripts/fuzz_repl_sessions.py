@@ -10,7 +10,8 @@ import os
 import random
 import re
 import subprocess
-import sys
+
+from fuzz_common import finish, seeds_from_argv
 
 NAMES = ["a", "b", "c", "d", "f", "g", "m", "w", "z", "y"]
 EXPRS = [
@@ -77,10 +78,7 @@ def session(seed):
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
-        sys.exit(__doc__)
-    pprun, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    outdir = sys.argv[4] if len(sys.argv) == 5 else "fuzz-failures"
+    pprun, first, last, outdir = seeds_from_argv(__doc__)
     failures = 0
     for seed in range(first, last + 1):
         text = session(seed)
@@ -97,8 +95,7 @@ def main():
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             print(f"seed {seed}: exit {code}: {bad.group(0) if bad else output.strip().splitlines()[-1:]} ({path})")
-    print(f"{failures} of {last - first + 1} sessions failed")
-    sys.exit(1 if failures else 0)
+    finish(failures, last - first + 1, "sessions")
 
 
 if __name__ == "__main__":
