@@ -13,9 +13,7 @@ t=${3:-3000}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.bash
 source "$(dirname "$0")/lib.bash"
-need_pprun
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+start_bench
 python3 "$here/../examples/bayes_lr/make_synthetic.py" "$n" --out "$dir" > /dev/null
 
 head="[assume w (scope_include 'w 0 (multivariate_normal (zeros 3) (* 0.1 (id_matrix 3))))]

@@ -14,9 +14,7 @@ n=${2:-20000}
 t=${3:-200}
 # shellcheck source=bench/lib.bash
 source "$(dirname "$0")/lib.bash"
-need_pprun
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+start_bench
 
 # program COUNT TAIL: the observations, TAIL, then COUNT transitions.
 program() {

@@ -13,9 +13,7 @@ t=${2:-3000}
 c=${3:-2000}
 # shellcheck source=bench/lib.bash
 source "$(dirname "$0")/lib.bash"
-need_pprun
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+start_bench
 
 # program CYCLES: the model, T observations drawn with phi = 0.9, sig = 0.3 (an LCG and Box-Muller, so that any awk
 # gives the same data), a latent burn-in, then CYCLES cycles.

@@ -10,7 +10,7 @@ import os
 import random
 import subprocess
 
-from fuzz_common import finish, seeds_from_argv
+from fuzz_common import run_seeds
 
 SHAPES = [  # (weight, observation); {x} a covariate, {ax} a positive one, {y} the datum
     (8, "[observe (normal (* w {x}) 1) {y}]"),
@@ -88,28 +88,22 @@ def program(seed):
     return "\n".join(lines) + "\n"
 
 
-def main():
-    pprun, first, last, outdir = seeds_from_argv(__doc__)
-    failures = 0
-    for seed in range(first, last + 1):
-        text = program(seed)
-        path = os.path.join(outdir, f"fuzz{seed}.vnt")
-        os.makedirs(outdir, exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
-        proc = subprocess.run([pprun, path, "--seed", str(seed), "--quiet"], capture_output=True, text=True,
-                              timeout=600, stdin=subprocess.DEVNULL)
-        # Every generated program is valid (full-support densities, parameters in range), so an error is a failure
-        # too: values left inconsistent surface as one ("normal: argument 1 (mean) must be a number, got nil").
-        if proc.returncode != 0 or "error" in proc.stderr or "Sanitizer" in proc.stderr:
-            failures += 1
-            print(f"seed {seed}: exit {proc.returncode}, kept {path}")
-            with open(path + ".stderr", "w") as f:
-                f.write(proc.stderr)
-        else:
-            os.remove(path)
-    finish(failures, last - first + 1, "programs")
+def run_one(pprun, seed, outdir):
+    path = os.path.join(outdir, f"fuzz{seed}.vnt")
+    os.makedirs(outdir, exist_ok=True)
+    with open(path, "w") as f:
+        f.write(program(seed))
+    proc = subprocess.run([pprun, path, "--seed", str(seed), "--quiet"], capture_output=True, text=True,
+                          timeout=600, stdin=subprocess.DEVNULL)
+    # Every generated program is valid (full-support densities, parameters in range), so an error is a failure
+    # too: values left inconsistent surface as one ("normal: argument 1 (mean) must be a number, got nil").
+    if proc.returncode == 0 and "error" not in proc.stderr and "Sanitizer" not in proc.stderr:
+        os.remove(path)
+        return None
+    with open(path + ".stderr", "w") as f:
+        f.write(proc.stderr)
+    return f"exit {proc.returncode}, kept {path}"
 
 
 if __name__ == "__main__":
-    main()
+    run_seeds(__doc__, "programs", run_one)

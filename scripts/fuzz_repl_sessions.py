@@ -11,7 +11,7 @@ import random
 import re
 import subprocess
 
-from fuzz_common import finish, seeds_from_argv
+from fuzz_common import run_seeds
 
 NAMES = ["a", "b", "c", "d", "f", "g", "m", "w", "z", "y"]
 EXPRS = [
@@ -77,26 +77,22 @@ def session(seed):
     return "\n".join(lines) + "\n"
 
 
-def main():
-    pprun, first, last, outdir = seeds_from_argv(__doc__)
-    failures = 0
-    for seed in range(first, last + 1):
-        text = session(seed)
-        try:
-            p = subprocess.run([pprun, "--seed", "1"], input=text, capture_output=True, text=True, timeout=300)
-            output, code = p.stdout + p.stderr, p.returncode
-        except subprocess.TimeoutExpired:
-            output, code = "timed out after 300 s", -1
-        bad = BAD.search(output)
-        if bad or code not in (0, 2):
-            failures += 1
-            os.makedirs(outdir, exist_ok=True)
-            path = os.path.join(outdir, f"session{seed}.txt")
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-            print(f"seed {seed}: exit {code}: {bad.group(0) if bad else output.strip().splitlines()[-1:]} ({path})")
-    finish(failures, last - first + 1, "sessions")
+def run_one(pprun, seed, outdir):
+    text = session(seed)
+    try:
+        p = subprocess.run([pprun, "--seed", "1"], input=text, capture_output=True, text=True, timeout=300)
+        output, code = p.stdout + p.stderr, p.returncode
+    except subprocess.TimeoutExpired:
+        output, code = "timed out after 300 s", -1
+    bad = BAD.search(output)
+    if not bad and code in (0, 2):
+        return None
+    os.makedirs(outdir, exist_ok=True)
+    path = os.path.join(outdir, f"session{seed}.txt")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return f"exit {code}: {bad.group(0) if bad else output.strip().splitlines()[-1:]} ({path})"
 
 
 if __name__ == "__main__":
-    main()
+    run_seeds(__doc__, "sessions", run_one)
