@@ -10,10 +10,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <utility>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/read_double.hpp"
 #include "runtime/core/source_text.hpp"
 #include "runtime/core/utf8.hpp"
 
@@ -120,16 +120,9 @@ enum class NumberStatus { kOk, kBad, kOutOfRange };
 
 NumberStatus convert_number(std::string_view t, double& value) {
   if (!is_number_syntax(t)) return NumberStatus::kBad;
-  std::string_view digits = t[0] == '+' ? t.substr(1) : t;  // from_chars takes no '+'
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (ec == std::errc::result_out_of_range) {
-    // Underflow rounds to zero (strtod rounds it so); overflow is an error rather than a silent infinity. A
-    // negative exponent does not tell them apart: 1 and 400 zeros, e-1, is 1e399.
-    value = std::strtod(std::string(digits).c_str(), nullptr);
-    return std::isfinite(value) ? NumberStatus::kOk : NumberStatus::kOutOfRange;
-  }
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) return NumberStatus::kBad;
-  return NumberStatus::kOk;
+  const std::errc ec = read_double(t[0] == '+' ? t.substr(1) : t, value);  // from_chars takes no '+'
+  if (ec == std::errc::result_out_of_range) return NumberStatus::kOutOfRange;
+  return ec == std::errc() ? NumberStatus::kOk : NumberStatus::kBad;
 }
 
 // How a token appears after "found": quoted source text, cut at a line break, shortened if long, and with control

@@ -5,13 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <iterator>
 #include <ostream>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/read_double.hpp"
 #include "runtime/core/interrupt.hpp"
 #include "runtime/core/source_text.hpp"
 #include "runtime/core/text_file.hpp"
@@ -145,20 +143,10 @@ std::string unquote(const Cell& cell) {
   return out;
 }
 
-/// Reads a whole cell as a number: std::errc() with `value`, result_out_of_range (too large for a double), or
-/// invalid_argument for text that is not a number.
+/// Reads a whole cell as a number (read_double, after an optional '+').
 std::errc read_number(std::string_view s, double& value) {
   if (s.size() > 1 && s[0] == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (end != s.data() + s.size() || s.empty()) return std::errc::invalid_argument;
-  if (ec == std::errc::result_out_of_range) {
-    // Too small is 0 (strtod rounds it so), as for a literal or a --param; too large stays an error.
-    const double d = std::strtod(std::string(s).c_str(), nullptr);
-    if (!std::isfinite(d)) return ec;
-    value = d;
-    return std::errc();
-  }
-  return ec;
+  return read_double(s, value);
 }
 
 /// The number in cell `j` (0-based) of a record, or a kIo error located at the cell and naming its column

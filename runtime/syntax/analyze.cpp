@@ -3,13 +3,12 @@
 #include "runtime/syntax/analyze.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <vector>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/read_double.hpp"
 
 namespace vnt {
 
@@ -156,16 +155,12 @@ Value parse_param_value(const std::string& text, const SourceSpan& span) {
   size_t sign = !text.empty() && text[0] == '-' ? 1 : 0;
   bool decimal = sign < text.size() && (std::isdigit(static_cast<unsigned char>(text[sign])) || text[sign] == '.');
   double d = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
-  if (decimal && ptr == text.data() + text.size()) {
+  if (decimal) {
+    // As for a literal: too small is 0, too large an error (both used to become strings).
+    const std::errc ec = read_double(text, d);
     if (ec == std::errc()) return d;
-    // Out of range, as for a literal: too small is 0 (strtod rounds it so), too large an error. Both used to
-    // become strings.
-    if (ec == std::errc::result_out_of_range) {
-      d = std::strtod(text.c_str(), nullptr);
-      if (std::isfinite(d)) return d;
+    if (ec == std::errc::result_out_of_range)
       raise_at(span, ErrorKind::kParam, "parameter value '{}' is too large for a number", text);
-    }
   }
   if (text == "true") return true;
   if (text == "false") return false;
