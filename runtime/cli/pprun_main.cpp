@@ -84,9 +84,10 @@ int run_file(const Options& o) {
     engine.run_source(read_source(o.file));
   } catch (...) {
     // The [infer]s before the failing directive keep their moves, and their draws too: an hour of sampling is not
-    // lost to a typo further down. Nothing is written if nothing was collected.
+    // lost to a typo further down. With nothing collected the file is still written (empty), so that an older
+    // run's draws are not taken for this one's.
     std::fflush(stdout);
-    if (!o.draws_path.empty() && engine.draws().rows() > 0) {
+    if (!o.draws_path.empty()) {
       try {
         write_draws(o, engine);
       } catch (const Error& e) {

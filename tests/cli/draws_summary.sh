@@ -77,7 +77,7 @@ expect_eq "--draws naming the program file is refused" \
 if ! cmp -s model.vnt keep.vnt; then fail "--draws naming the program file overwrote it"; fi
 
 # A directive that fails after an [infer] keeps that [infer]'s draws: they are written, and the run still fails
-# with nothing more printed. The rows of a failing [infer] itself are dropped; with no rows, no file is written.
+# with nothing more printed. The rows of a failing [infer] itself are dropped; with no rows, the file is emptied.
 cat >late_error.vnt <<'VNT'
 [assume mu (normal 0 1)]
 [infer (repeat 5 (do (mh default one 1) (collect mu)))]
@@ -108,9 +108,12 @@ run model.vnt --seed 3 --quiet --draws fresh.csv
 expect_rc 0 "a --draws file that does not exist yet"
 if [ ! -s fresh.csv ]; then fail "the draws were not written to a new file"; fi
 printf '[assume mu (normal 0 1)]\n[predict (foo)]\n' >no_rows.vnt
+cp late.csv none.csv
 run no_rows.vnt --draws none.csv
 expect_rc 2 "a failing program that collected nothing"
-if [ -e none.csv ]; then fail "a failing program that collected nothing wrote a draws file"; fi
+if [ ! -e none.csv ] || [ -s none.csv ]; then
+  fail "a failing program that collected nothing left an older run's draws in the file (or removed it)"
+fi
 
 if [ -w /dev/full ]; then  # a failed write shows only when the file is closed
   run model.vnt --seed 3 --quiet --draws /dev/full
