@@ -51,7 +51,8 @@ bool decide(double rho, double xi, double correction, Rng& rng) {
   return std::log(rng.uniform()) < log_alpha;
 }
 
-/// The body of mh_once, which catches the ShapeMoved and DeferredRepair it throws when a repair moved the shape.
+/// The body of mh_once, which catches (unless_shape_moved) the ShapeMoved and DeferredRepair it throws when a repair
+/// moved the shape.
 bool mh_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
   ShapeTouch shape{trace};  // unless the move cannot change which procedures applications use (checked below)
   std::unordered_map<Node*, ProposalKernel> kernels;
@@ -94,14 +95,7 @@ bool mh_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, 
 /// One transition on `choice`, or nullopt if repairing a stale section it reads moved the trace's shape before
 /// anything was proposed, or had to wait until the transition was undone: what was selected may be gone.
 std::optional<bool> mh_once(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
-  try {
-    return mh_attempt(trace, choice, spec, opts);
-  } catch (const ShapeMoved&) {
-    return std::nullopt;
-  } catch (const DeferredRepair& d) {  // the transition was undone: now the repair, then a new selection
-    d.repair(trace);
-    return std::nullopt;
-  }
+  return unless_shape_moved(trace, [&] { return mh_attempt(trace, choice, spec, opts); });
 }
 
 }  // namespace

@@ -155,14 +155,14 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
     info = BorderInfo{};
     problem = block_problem(choice, info);
     if (!problem.empty() || info.border == nullptr) break;
-    try {
-      a = attempt_partitioned(trace, state, info.border, [&] {
-        return subsampled_transition(trace, spec, opts, state, choice, info, /*exact=*/false);
-      });
+    // Repairs may remove what was selected: then select again.
+    if (auto attempted = unless_shape_moved(trace, [&] {
+          return attempt_partitioned(trace, state, info.border, [&] {
+            return subsampled_transition(trace, spec, opts, state, choice, info, /*exact=*/false);
+          });
+        })) {
+      a = *attempted;
       selected = true;
-    } catch (const ShapeMoved&) {  // repairs may have removed what was selected
-    } catch (const DeferredRepair& d) {  // the transition was undone: now the repair, then a new selection
-      d.repair(trace);
     }
   }
   if (problem.empty()) {

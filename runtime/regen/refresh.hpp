@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace vnt {
@@ -86,6 +87,20 @@ struct DeferredRepair {
   /// Repairs the section, now that nothing holds nodes of it.
   void repair(Trace& trace) const;
 };
+
+/// Runs a kernel's `attempt` and returns its result, or nullopt if it threw ShapeMoved, or DeferredRepair (which is
+/// then repaired, everything having been put back): the caller selects its block again.
+template <class Attempt>
+auto unless_shape_moved(Trace& trace, Attempt&& attempt) -> std::optional<decltype(attempt())> {
+  try {
+    return attempt();
+  } catch (const ShapeMoved&) {
+    return std::nullopt;
+  } catch (const DeferredRepair& d) {
+    d.repair(trace);
+    return std::nullopt;
+  }
+}
 
 /// Recomputes the local section rooted at `root` (a child of `border`) from the border's current value.
 void refresh_section(Trace& trace, Node* border, Node* root);
