@@ -12,6 +12,7 @@
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/engine/engine.hpp"
+#include "runtime/engine/infer_lang.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
@@ -105,7 +106,8 @@ BlockSpec block_args(const Syntax& form, const Syntax& scope, const Syntax& bloc
   return spec;
 }
 
-InferOp compile(Engine& engine, const Syntax& s);
+/// `keeper` keeps collect's expressions for a run; with none (a check before the file runs) they are dropped.
+InferOp compile(const Syntax& s, const ParamMap& params, Engine* keeper);
 
 BlockSpec default_one(const SourceSpan& span) {
   BlockSpec b;
@@ -145,12 +147,11 @@ InferOp compile_mh(const Syntax& s) {
   bad(s, "mh: expected (mh scope block transitions) or (mh scope block 'drift sigma transitions)");
 }
 
-InferOp compile(Engine& engine, const Syntax& s);
 std::vector<std::pair<std::string, double>> collect_cells(Engine& engine, const InferOp& op);
 
 /// Compiles and checks what can be checked before anything runs, so a bad program changes nothing.
 InferOp compile_checked(Engine& engine, const Syntax& s) {
-  InferOp op = compile(engine, s);
+  InferOp op = compile(s, engine.params(), &engine);
   // A failed check rolls back the draws of the collect expressions checked before it (the random stream).
   TraceTransaction transaction(engine.trace());
   std::vector<const InferOp*> todo{&op};
@@ -261,7 +262,7 @@ InferOp compile_subsampled(const Syntax& s) {
   return op;
 }
 
-InferOp compile(Engine& engine, const Syntax& s) {
+InferOp compile(const Syntax& s, const ParamMap& params, Engine* keeper) {
   if (s.kind == Syntax::Kind::kNumber) {
     // A bare number N means (mh default one N).
     InferOp op;
@@ -283,18 +284,18 @@ InferOp compile(Engine& engine, const Syntax& s) {
     if (a.size() != 3) bad(s, "repeat: expected (repeat N command)");
     op.kind = InferOp::Kind::kRepeat;
     op.count = count_arg(a[1], "repeat: the count");
-    op.children.push_back(compile(engine, a[2]));
+    op.children.push_back(compile(a[2], params, keeper));
     return op;
   }
   if (head == "do") {
     op.kind = InferOp::Kind::kDo;
-    for (size_t i = 1; i < a.size(); ++i) op.children.push_back(compile(engine, a[i]));
+    for (size_t i = 1; i < a.size(); ++i) op.children.push_back(compile(a[i], params, keeper));
     return op;
   }
   if (head == "cycle") {
     if (a.size() != 3 || a[1].kind != Syntax::Kind::kList) bad(s, "cycle: expected (cycle (command ...) N)");
     op.kind = InferOp::Kind::kCycle;
-    for (const Syntax& k : a[1].items) op.children.push_back(compile(engine, k));
+    for (const Syntax& k : a[1].items) op.children.push_back(compile(k, params, keeper));
     op.count = count_arg(a[2], "cycle: the count");
     return op;
   }
@@ -307,7 +308,7 @@ InferOp compile(Engine& engine, const Syntax& s) {
       double w = number_arg(a[1].items[i], "mixture: a weight");
       if (!(w >= 0) || !std::isfinite(w)) bad(a[1].items[i], "mixture: weights must be non-negative");
       op.weights.push_back(w);
-      op.children.push_back(compile(engine, a[1].items[i + 1]));
+      op.children.push_back(compile(a[1].items[i + 1], params, keeper));
     }
     double total = 0;
     for (double w : op.weights) total += w;
@@ -325,8 +326,10 @@ InferOp compile(Engine& engine, const Syntax& s) {
     std::vector<std::string> texts;
     for (size_t i = 1; i < a.size(); ++i) texts.push_back(parser::span_text(a[i].span));
     std::vector<std::string> names = column_names(texts);
-    for (size_t i = 1; i < a.size(); ++i)
-      op.columns.emplace_back(names[i - 1], engine.keep(analyze_expression(a[i], engine.params())));
+    for (size_t i = 1; i < a.size(); ++i) {
+      ExprPtr e = analyze_expression(a[i], params);
+      op.columns.emplace_back(names[i - 1], keeper != nullptr ? keeper->keep(std::move(e)) : nullptr);
+    }
     if (op.columns.empty()) bad(s, "collect: expected at least one expression");
     return op;
   }
@@ -492,6 +495,8 @@ std::string format_kernel_report(std::span<const KernelRecord> records) {
   }
   return out;
 }
+
+void check_infer_program(const parser::Syntax& program, const ParamMap& params) { compile(program, params, nullptr); }
 
 void run_infer_program(Engine& engine, const parser::Syntax& program) {
   InferOp op = compile_checked(engine, program);

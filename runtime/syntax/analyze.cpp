@@ -67,10 +67,9 @@ void check_form_size(const Syntax& s, size_t n, std::string_view form, std::stri
   if (s.items.size() != n) raise_at(s.span, ErrorKind::kSyntax, "{}: expected {}", form, shape);
 }
 
-// `params` is null when only the program's shape is checked (check_directive_syntax): {params} are then not read.
-ExprPtr analyze(const Syntax& s, const ParamMap* params);
+ExprPtr analyze(const Syntax& s, const ParamMap& params);
 
-ExprPtr analyze_list(const Syntax& s, const ParamMap* params) {
+ExprPtr analyze_list(const Syntax& s, const ParamMap& params) {
   if (s.items.empty()) return make_const(make_list({}), s.span);
   const Syntax& head = s.items[0];
   auto e = std::make_unique<Expr>();
@@ -119,17 +118,15 @@ ExprPtr analyze_list(const Syntax& s, const ParamMap* params) {
   return e;
 }
 
-ExprPtr analyze(const Syntax& s, const ParamMap* params) {
+ExprPtr analyze(const Syntax& s, const ParamMap& params) {
   switch (s.kind) {
     case Syntax::Kind::kNumber: return make_const(s.number, s.span);
     case Syntax::Kind::kBool: return make_const(s.boolean, s.span);
     case Syntax::Kind::kString: return make_const(make_string(s.text), s.span);
     case Syntax::Kind::kQuote: return make_const(datum_value(s.items[0]), s.span);
     case Syntax::Kind::kParam: {
-      // A missing or bad parameter is reported when its directive is reached (language.md), not by the check.
-      if (params == nullptr) return make_const(Nil{}, s.span);
-      auto it = params->find(s.text);
-      if (it == params->end())
+      auto it = params.find(s.text);
+      if (it == params.end())
         raise_at(s.span, ErrorKind::kParam, "missing parameter {{{}}} (give it with --param {}=VALUE)", s.text,
                  s.text);
       return make_const(parse_param_value(it->second, s.span), s.span);
@@ -148,7 +145,7 @@ ExprPtr analyze(const Syntax& s, const ParamMap* params) {
 
 }  // namespace
 
-ExprPtr analyze_expression(const Syntax& s, const ParamMap& params) { return analyze(s, &params); }
+ExprPtr analyze_expression(const Syntax& s, const ParamMap& params) { return analyze(s, params); }
 
 Value parse_param_value(const std::string& text, const SourceSpan& span) {
   // Only decimal numbers, as in a program: from_chars alone also reads "nan", "inf" and "infinity".
@@ -169,11 +166,10 @@ Value parse_param_value(const std::string& text, const SourceSpan& span) {
 
 namespace {
 
-// With no `params` (the shape check), a {param} stays a kParam node: see unread().
-Syntax substitute(const Syntax& s, const ParamMap* params) {
-  if (s.kind == Syntax::Kind::kParam && params != nullptr) {
-    auto it = params->find(s.text);
-    if (it == params->end())
+Syntax substitute(const Syntax& s, const ParamMap& params) {
+  if (s.kind == Syntax::Kind::kParam) {
+    auto it = params.find(s.text);
+    if (it == params.end())
       raise_at(s.span, ErrorKind::kParam, "missing parameter {{{}}} (give it with --param {}=VALUE)", s.text,
                s.text);
     Syntax out;
@@ -196,16 +192,13 @@ Syntax substitute(const Syntax& s, const ParamMap* params) {
   return out;
 }
 
-/// A {param} the shape check has not read: it passes, and its value is checked when the directive runs.
-bool unread(const Syntax& s) { return s.kind == Syntax::Kind::kParam; }
-
 void expect_args(const parser::DirectiveSyntax& d, size_t n, std::string_view shape) {
   if (d.args.size() != n)
     raise_at(d.span, ErrorKind::kSyntax, "{}: expected [{}], got {} argument{}", d.keyword, shape, d.args.size(),
              d.args.size() == 1 ? "" : "s");
 }
 
-Directive directive(const parser::DirectiveSyntax& d, const ParamMap* params) {
+Directive directive(const parser::DirectiveSyntax& d, const ParamMap& params) {
   Directive out;
   out.label = d.label;
   out.label_span = d.label_span;
@@ -246,10 +239,10 @@ Directive directive(const parser::DirectiveSyntax& d, const ParamMap* params) {
     // {name} parameters may stand for any argument; a parameter's text (a symbol once substituted) is a file name.
     std::vector<Syntax> args;
     for (const Syntax& a : d.args) args.push_back(substitute(a, params));
-    if (args[0].kind != Syntax::Kind::kSymbol && !unread(args[0]))
+    if (args[0].kind != Syntax::Kind::kSymbol)
       raise_at(args[0].span, ErrorKind::kSyntax, "observe_csv: the procedure must be a name, in {}", kShape);
     bool file_param = d.args[1].kind == Syntax::Kind::kParam && args[1].kind == Syntax::Kind::kSymbol;
-    if (args[1].kind != Syntax::Kind::kString && !file_param && !unread(args[1]))
+    if (args[1].kind != Syntax::Kind::kString && !file_param)
       raise_at(args[1].span, ErrorKind::kSyntax, "observe_csv: the file must be a string, in {}", kShape);
     out.kind = Directive::Kind::kObserveCsv;
     out.name = args[0].text;
@@ -257,7 +250,7 @@ Directive directive(const parser::DirectiveSyntax& d, const ParamMap* params) {
     out.path = args[1].text;
     const Syntax& col = args[2];
     // The bound keeps the cast to long defined (1e300 is not an index).
-    if (col.kind == Syntax::Kind::kSymbol || col.kind == Syntax::Kind::kString || unread(col)) {
+    if (col.kind == Syntax::Kind::kSymbol || col.kind == Syntax::Kind::kString) {
       out.column = col.text;
     } else if (col.kind == Syntax::Kind::kNumber && col.number >= 0 && col.number < 9007199254740992.0 &&
                col.number == std::floor(col.number)) {
@@ -270,7 +263,7 @@ Directive directive(const parser::DirectiveSyntax& d, const ParamMap* params) {
       const Syntax& a3 = args[3];
       bool long_quote = a3.kind == Syntax::Kind::kList && a3.items.size() == 2 && is_symbol(a3.items[0], "quote");
       const Syntax& f = a3.kind == Syntax::Kind::kQuote ? a3.items[0] : long_quote ? a3.items[1] : a3;
-      if (!unread(f) && (f.kind != Syntax::Kind::kSymbol || f.text != "with_index"))
+      if (f.kind != Syntax::Kind::kSymbol || f.text != "with_index")
         raise_at(args[3].span, ErrorKind::kSyntax, "observe_csv: unknown option (known: 'with_index)");
       out.with_index = true;
     }
@@ -287,14 +280,8 @@ Directive directive(const parser::DirectiveSyntax& d, const ParamMap* params) {
 
 }  // namespace
 
-Syntax substitute_params(const Syntax& s, const ParamMap& params) { return substitute(s, &params); }
+Syntax substitute_params(const Syntax& s, const ParamMap& params) { return substitute(s, params); }
 
-Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& params) { return directive(d, &params); }
-
-void check_directive_syntax(const parser::DirectiveSyntax& d) { directive(d, nullptr); }
-
-void check_program_syntax(std::span<const parser::DirectiveSyntax> program) {
-  for (const parser::DirectiveSyntax& d : program) check_directive_syntax(d);
-}
+Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& params) { return directive(d, params); }
 
 }  // namespace vnt

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <map>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -46,12 +45,5 @@ struct Directive {
 
 /// Validates a parsed directive and analyzes its expressions.
 Directive analyze_directive(const parser::DirectiveSyntax& d, const ParamMap& params);
-
-/// Checks what analyze_directive checks from the program text alone: the directive's shape, its special forms and
-/// its label. {params} are not read (a missing or bad one is reported when its directive runs). Throws kSyntax.
-void check_directive_syntax(const parser::DirectiveSyntax& d);
-
-/// check_directive_syntax on every directive, in order: a program with a syntax error anywhere runs nothing.
-void check_program_syntax(std::span<const parser::DirectiveSyntax> program);
 
 }  // namespace vnt

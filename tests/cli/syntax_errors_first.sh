@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A syntax error anywhere in a file (a malformed directive or special form, a label on infer or forget) is reported
 # before any directive runs, with the message and position it has when reached; so is one anywhere in a REPL input.
-# Errors that need the run (a missing {param}, an unbound name) still come when their directive is reached.
+# So are a missing or bad {param} and an error in the text of an inference program. Errors that need the run (an
+# unbound name, a scope with no random choices) still come when their directive is reached.
 # SPDX-License-Identifier: Apache-2.0
 source "$(dirname "$0")/common.bash" "$@"
 
@@ -30,20 +31,40 @@ check "[predict '{p}]" 't.vnt:2:11: error: a parameter {p} cannot appear inside 
 check '[frob 1]' \
   "t.vnt:2:2: error: unknown directive 'frob' (expected assume, observe, observe_csv, predict, infer, sample or forget)"
 
-# A {param} is not read by the check: a missing one is an error when its directive is reached, after those before
-# it ran; a syntax error after it still stops everything first.
+# The check reads the {params}: a missing one stops everything before it runs too, and the first error in the file
+# is the one reported.
 printf '[predict 1]\n[predict {p}]\n' >param.vnt
 run param.vnt
 expect_rc 2 "a missing parameter"
-expect_eq "the directives before a missing parameter run" "1" "$OUT"
-expect_eq "a missing parameter is reported when reached" \
+expect_eq "nothing runs before a missing parameter" "" "$OUT"
+expect_eq "a missing parameter is reported as when reached" \
   "param.vnt:2:10: error: missing parameter {p} (give it with --param p=VALUE)" "$(first_line "$ERR")"
-printf '[predict 1]\n[observe_csv f {file} {col} {opt}]\n[predict (if {p})]\n' >param_then_syntax.vnt
-run param_then_syntax.vnt
-expect_rc 2 "a syntax error after a missing parameter"
-expect_eq "a syntax error after a missing parameter: nothing runs" "" "$OUT"
-expect_eq "a syntax error after a missing parameter is reported first" \
-  "param_then_syntax.vnt:3:10: error: if: expected (if condition consequent alternative)" "$(first_line "$ERR")"
+printf '[predict 1]\n[predict (if {p})]\n[observe_csv f {file} {col} {opt}]\n' >syntax_then_param.vnt
+run syntax_then_param.vnt
+expect_rc 2 "a syntax error before a missing parameter"
+expect_eq "the first error in the file is reported" \
+  "syntax_then_param.vnt:2:10: error: if: expected (if condition consequent alternative)" "$(first_line "$ERR")"
+
+# So is the text of an inference program: its commands, their arguments and options (scopes and blocks need the
+# trace, and are checked when the [infer] is reached).
+check '[infer (mh default one -1)]' \
+  't.vnt:2:24: error: mh: the number of transitions must be a non-negative integer, got -1'
+check '[infer (cycle ((mh default one 1) (gibbs default one 1)) 5)]' \
+  "t.vnt:2:36: error: unknown inference command 'gibbs' (known: mh, subsampled_mh, repeat, do, cycle, mixture, collect)"
+check "[infer (subsampled_mh default one 100 1.5 10)]" \
+  't.vnt:2:39: error: subsampled_mh: eps must be in [0, 1), got 1.5'
+check "[infer (repeat 2 (collect (if 1 2)))]" 't.vnt:2:27: error: if: expected (if condition consequent alternative)'
+printf '[predict 1]\n[infer (mh default one {T})]\n' >infer_param.vnt
+run infer_param.vnt --param T=-3
+expect_rc 2 "a bad {param} in an inference program"
+expect_eq "nothing runs before a bad {param} in an inference program" "" "$OUT"
+expect_eq "a bad {param} in an inference program is reported with its value" \
+  "infer_param.vnt:2:24: error: mh: the number of transitions must be a non-negative integer, got -3 (from {T})" \
+  "$(first_line "$ERR")"
+printf '[predict 1]\n[infer (mh nowhere one 1)]\n' >infer_scope.vnt
+run infer_scope.vnt
+expect_rc 2 "an [infer] on a scope with no random choices"
+expect_eq "a scope is checked against the trace, when the [infer] is reached" "1" "$OUT"
 
 # The REPL: one input is one unit. None of its directives runs, the error says so, and the next input runs.
 printf '[predict 1] [predict (if 1 2)] [predict 3]\n[predict 4]\n' >repl.txt
