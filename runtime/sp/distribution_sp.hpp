@@ -82,8 +82,11 @@ class DistributionSp final : public Sp {
   }
 
   Value canonical(const Value& x) const override {
-    double v;
-    return from_value(x, v) ? to_value(v) : x;
+    double v, back;
+    if (!from_value(x, v)) return x;
+    // Only a value the SP's own form keeps: flip's 1 is true, but 2 stays 2, which has probability zero.
+    const Value c = to_value(v);
+    return from_value(c, back) && back == v ? c : x;
   }
 
   std::optional<std::vector<Value>> enumerate(const Args& args) const override {
