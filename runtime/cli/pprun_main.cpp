@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <new>
 
 #include "runtime/cli/cli.hpp"
 #include "runtime/core/diagnostics.hpp"
@@ -194,6 +195,10 @@ int guarded(const Options& o, const std::function<int()>& fn) {
                                "(at most {} here)\n",
                                o.max_depth_limit);
     return e.kind() == ErrorKind::kInternal ? 1 : 2;
+  } catch (const std::bad_alloc&) {  // the trace itself (a builtin's own allocation is a domain error already)
+    std::fflush(stdout);
+    std::cerr << "error: out of memory\n";
+    return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::cerr << "internal error: " << e.what() << '\n';

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <new>
 
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
@@ -52,6 +53,10 @@ auto guarded(F&& f) {
     return f();
   } catch (const Error& e) {
     translate(e);
+  } catch (const std::bad_alloc&) {  // the trace itself (a builtin's own allocation is a domain error already)
+    translate(Error(ErrorKind::kDomain, "out of memory"));
+  } catch (const std::exception& e) {  // a bug, but the promise is a RuntimeError
+    translate(Error(ErrorKind::kInternal, e.what()));
   }
 }
 
@@ -100,13 +105,53 @@ struct Runtime::Impl {
   Engine engine;
   std::atomic<bool> interrupt_requested{false};  // Runtime::interrupt, from any thread or a signal handler
   std::vector<Datum> outputs;
-  size_t counter = 0;
+  size_t counter = 0;  // of the texts parsed, which are named <api:N>
 
-  const Expr* expression(std::string_view text) {
-    auto file = source(fmt::format("<api:{}>", ++counter), text);
-    return engine.keep(analyze_expression(parser::parse_expression(file), engine.params()));
+  /// Undoes, if the call fails, what it noted: the expressions and scope names the engine kept and the number its
+  /// text took, so that a failed call changes nothing, not even later calls' <api:N> (but for an inference program
+  /// that had started: its kernel reports name it). drop_expressions() frees a sample's expression and number, as
+  /// nothing reads them once it has returned.
+  class Call {
+   public:
+    explicit Call(Impl& im)
+        : im_(im), kept_(im.engine), counter_(im.counter), reports_(im.engine.kernel_reports().size()),
+          exceptions_(std::uncaught_exceptions()) {}
+    Call(const Call&) = delete;
+    Call& operator=(const Call&) = delete;
+    ~Call() {
+      if (std::uncaught_exceptions() > exceptions_ && im_.engine.kernel_reports().size() == reports_)
+        im_.counter = counter_;
+    }
+    void drop_expressions() {
+      kept_.drop_expressions();
+      im_.counter = counter_;
+    }
+
+   private:
+    Impl& im_;
+    Engine::KeptSince kept_;
+    size_t counter_, reports_;
+    int exceptions_;
+  };
+
+  std::shared_ptr<const SourceFile> next_source(std::string_view text) {
+    return source(fmt::format("<api:{}>", ++counter), text);
   }
+  const Expr* expression(std::string_view text) {
+    return engine.keep(analyze_expression(parser::parse_expression(next_source(text)), engine.params()));
+  }
+  std::vector<Datum> run(std::string_view program, std::string_view source_name);
 };
+
+std::vector<Datum> Runtime::Impl::run(std::string_view program, std::string_view source_name) {
+  outputs.clear();
+  guarded([&] {
+    // An empty name would locate errors as ":1:9".
+    engine.run_source(source(source_name.empty() ? "<api>" : source_name, program));
+    return 0;
+  });
+  return std::move(outputs);
+}
 
 Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>(options.seed)) {
   // Depth 0 or less would make every evaluation a "runaway recursion" error.
@@ -137,26 +182,19 @@ Runtime::Impl& Runtime::impl(std::string_view method) const {
 }
 
 std::vector<Datum> Runtime::execute(std::string_view program, std::string_view source_name) {
-  Impl& im = impl("execute");
-  im.outputs.clear();
-  guarded([&] {
-    // An empty name would locate errors as ":1:9".
-    im.engine.run_source(source(source_name.empty() ? "<api>" : source_name, program));
-    return 0;
-  });
-  return std::move(im.outputs);
+  return impl("execute").run(program, source_name);
 }
 
 std::vector<Datum> Runtime::execute_file(const std::string& path) {
-  impl("execute_file");
+  Impl& im = impl("execute_file");
   std::string text = guarded([&] { return read_text_file(path); });
-  return execute(text, path);
+  return im.run(text, path);  // not execute(), which would forget an interrupt made while the file was read
 }
 
 Datum Runtime::assume(std::string_view name, std::string_view expression) {
   Impl& im = impl("assume");
   return guarded([&] {
-    Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
+    Impl::Call call(im);
     require_symbol(name, "assume");
     return to_datum(im.engine.assume(std::string(name), im.expression(expression)));
   });
@@ -165,7 +203,7 @@ Datum Runtime::assume(std::string_view name, std::string_view expression) {
 void Runtime::observe(std::string_view expression, const Datum& value) {
   Impl& im = impl("observe");
   guarded([&] {
-    Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
+    Impl::Call call(im);
     Value v = observed_value(value, "observe");
     im.engine.observe(im.expression(expression), v);
     return 0;
@@ -186,7 +224,7 @@ void Runtime::observe_apply(std::string_view procedure, const std::vector<Datum>
 Datum Runtime::predict(std::string_view expression, std::string_view label) {
   Impl& im = impl("predict");
   return guarded([&] {
-    Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
+    Impl::Call call(im);
     if (!label.empty()) require_symbol(label, "predict: the label");
     return to_datum(im.engine.predict(im.expression(expression), std::string(label)));
   });
@@ -195,17 +233,18 @@ Datum Runtime::predict(std::string_view expression, std::string_view label) {
 Datum Runtime::sample(std::string_view expression) {
   Impl& im = impl("sample");
   return guarded([&] {
-    Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
-    return to_datum(im.engine.sample(im.expression(expression)));
+    Impl::Call call(im);
+    Datum d = to_datum(im.engine.sample(im.expression(expression)));
+    call.drop_expressions();
+    return d;
   });
 }
 
 void Runtime::infer(std::string_view program) {
   Impl& im = impl("infer");
   guarded([&] {
-    Engine::ScopeNotes notes(im.engine);  // a failed call names no scope
-    auto file = source(fmt::format("<api:{}>", ++im.counter), program);
-    im.engine.infer(substitute_params(parser::parse_expression(file), im.engine.params()));
+    Impl::Call call(im);
+    im.engine.infer(substitute_params(parser::parse_expression(im.next_source(program)), im.engine.params()));
     return 0;
   });
 }

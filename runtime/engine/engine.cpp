@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/engine/engine.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "parser/syntax.hpp"
@@ -65,10 +66,16 @@ const Expr* Engine::keep(ExprPtr e) {
   return exprs_.back().get();
 }
 
-Engine::ScopeNotes::~ScopeNotes() {
+Engine::KeptSince::~KeptSince() {
   if (std::uncaught_exceptions() <= exceptions_) return;
-  for (size_t i = mark_; i < e_.scope_log_.size(); ++i) e_.program_scopes_.erase(e_.scope_log_[i]);
-  e_.scope_log_.resize(mark_);
+  for (size_t i = scopes_; i < e_.scope_log_.size(); ++i) e_.program_scopes_.erase(e_.scope_log_[i]);
+  e_.scope_log_.resize(std::min(scopes_, e_.scope_log_.size()));
+  drop_expressions();
+}
+
+void Engine::KeptSince::drop_expressions() {
+  for (size_t i = exprs_; i < e_.exprs_.size(); ++i) e_.free_names_.erase(e_.exprs_[i].get());
+  e_.exprs_.resize(std::min(exprs_, e_.exprs_.size()));
 }
 
 Node* Engine::eval_new_family(const Expr* e) {
@@ -261,7 +268,7 @@ void Engine::observe(const Expr* e, const Value& v, const std::string& label) {
 
 const Expr* Engine::apply_site(const std::string& procedure) {
   auto it = apply_sites_.find(procedure);
-  if (it != apply_sites_.end()) return it->second;
+  if (it != apply_sites_.end()) return it->second.get();
   // One synthesized expression per procedure name gives every bulk observation a span to report.
   auto file = std::make_shared<const SourceFile>(SourceFile{"<observe_apply>", "(" + procedure + " ...)"});
   auto site = std::make_unique<Expr>();
@@ -272,9 +279,8 @@ const Expr* Engine::apply_site(const std::string& procedure) {
   op->name = procedure;
   op->span = SourceSpan{file, 1, 2, 1, static_cast<uint32_t>(procedure.size() + 2)};
   site->items.push_back(std::move(op));
-  const Expr* e = keep(std::move(site));
-  apply_sites_.emplace(procedure, e);
-  return e;
+  free_names_.emplace(site.get(), free_names(*site));
+  return apply_sites_.emplace(procedure, std::move(site)).first->second.get();
 }
 
 void Engine::observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v) {
@@ -430,16 +436,18 @@ void Engine::infer(const parser::Syntax& program) {
     explicit Between(bool& b) : on(b) { on = false; }
     ~Between() { on = true; }
   } between(trace_->interrupts_evaluation());
+  KeptSince collected(*this);  // the collect expressions: nothing reads them once the program has run
   run_infer_program(*this, program);
+  collected.drop_expressions();
 }
 
-std::optional<Value> Engine::execute(Directive d) {
-  ScopeNotes notes(*this);
+void Engine::execute(Directive d) {
+  KeptSince kept(*this);
   check_directive(d);
   switch (d.kind) {
     case Directive::Kind::kAssume: {
-      const Expr* e = keep(std::move(d.expr));
-      return assume(d.name, e, d.label);
+      assume(d.name, keep(std::move(d.expr)), d.label);
+      return;
     }
     case Directive::Kind::kObserve: {
       TraceTransaction transaction(*trace_);  // the value's draws too, if the observation fails
@@ -447,19 +455,20 @@ std::optional<Value> Engine::execute(Directive d) {
       const Expr* ve = keep(std::move(d.value));
       Value v = sample(ve);
       observe(e, v, d.label);
-      return std::nullopt;
+      return;
     }
     case Directive::Kind::kPredict: {
       const Expr* e = keep(std::move(d.expr));
       Value v = predict(e, d.label);
       if (output_) output_(v, d);
-      return v;
+      return;
     }
     case Directive::Kind::kSample: {
-      const Expr* e = keep(std::move(d.expr));
-      Value v = sample(e);
+      // Printed before its expression is dropped: a procedure it made reads it.
+      Value v = sample(keep(std::move(d.expr)));
       if (output_) output_(v, d);
-      return v;
+      kept.drop_expressions();
+      return;
     }
     case Directive::Kind::kForget: {
       try {
@@ -468,12 +477,12 @@ std::optional<Value> Engine::execute(Directive d) {
         e.attach_span(d.name_span);
         throw;
       }
-      return std::nullopt;
+      return;
     }
     case Directive::Kind::kObserveCsv: {
       TraceTransaction transaction(*trace_);
       observe_csv(d);
-      return std::nullopt;
+      return;
     }
     case Directive::Kind::kInfer: {
       try {
@@ -482,10 +491,10 @@ std::optional<Value> Engine::execute(Directive d) {
         e.attach_span(d.span);
         throw;
       }
-      return std::nullopt;
+      return;
     }
   }
-  return std::nullopt;
+  return;
 }
 
 namespace {

@@ -89,27 +89,34 @@ class Engine {
   /// `note_skipped`, that error ends with a note counting the directives after it that did not run (the REPL,
   /// where one input may hold several).
   void run_source(const std::shared_ptr<const SourceFile>& file, bool note_skipped = false);
-  /// Runs one analyzed directive; returns its value for assume/predict/sample/observe.
-  std::optional<Value> execute(Directive d);
+  /// Runs one analyzed directive; its value (assume, predict, sample) goes to the output callback.
+  void execute(Directive d);
 
   /// Evaluates an expression against the current trace without recording it (sample semantics).
   Value sample(const Expr* e);
-  /// Analyzes and keeps an expression alive for the engine's lifetime.
+  /// Analyzes and keeps an expression alive for the engine's lifetime (but see KeptSince).
   const Expr* keep(ExprPtr e);
+  /// How many expressions are kept: what a session's memory grows with besides the trace.
+  size_t kept_expressions() const { return exprs_.size(); }
   /// Whether the program text names `scope` in a (scope_include 'scope ...) seen so far.
   bool scope_in_program(const std::string& scope) const { return program_scopes_.contains(scope); }
-  /// Forgets again, if an exception ends its life, the scope names keep() noted meanwhile: a directive that
-  /// fails has not run, so a kernel on a scope that only it names stays an error.
-  class ScopeNotes {
+  /// Drops again what keep() kept and noted (scope names) while this lives, if an exception ends its life: a
+  /// directive that fails has not run, so a kernel on a scope that only it names stays an error, and its expressions
+  /// take no memory. drop_expressions() drops the expressions of a call that succeeded but left nothing that reads
+  /// them (a sample, an inference program's collect expressions), so a long session of such calls does not grow;
+  /// the scope names they name stay noted, as a call that ran named them.
+  class KeptSince {
    public:
-    explicit ScopeNotes(Engine& e) : e_(e), mark_(e.scope_log_.size()), exceptions_(std::uncaught_exceptions()) {}
-    ScopeNotes(const ScopeNotes&) = delete;
-    ScopeNotes& operator=(const ScopeNotes&) = delete;
-    ~ScopeNotes();
+    explicit KeptSince(Engine& e)
+        : e_(e), scopes_(e.scope_log_.size()), exprs_(e.exprs_.size()), exceptions_(std::uncaught_exceptions()) {}
+    KeptSince(const KeptSince&) = delete;
+    KeptSince& operator=(const KeptSince&) = delete;
+    ~KeptSince();
+    void drop_expressions();
 
    private:
     Engine& e_;
-    size_t mark_;
+    size_t scopes_, exprs_;
     int exceptions_;
   };
   /// The value of a predict/assume directive by label or assumed name (a label wins over a name).
@@ -162,7 +169,7 @@ class Engine {
   Draws draws_;
   std::vector<KernelRecord> kernel_reports_;
   std::function<void(const Value&, const Directive&)> output_;
-  std::map<std::string, const Expr*> apply_sites_;
+  std::map<std::string, ExprPtr> apply_sites_;  // owned here: a failed directive's KeptSince must not drop one
   std::set<std::string> program_scopes_;
   std::vector<std::string> scope_log_;  // program_scopes_ in the order they were noted, for ScopeNotes
   bool plates_ = true;

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "vnt/vnt.hpp"
@@ -432,6 +433,42 @@ TEST_CASE("a failed call does not make a kernel on a scope only it names legal")
   }
   rt.sample("(if false (scope_include 'q 0 (normal 0 1)) 1)");  // a call that ran names it
   rt.infer("(mh q one 1)");
+}
+
+TEST_CASE("a failed call, or a sample, takes no <api:N>: later calls are named as if it had not been made") {
+  auto locations = [](bool with_failures) {
+    vnt::Runtime rt(seeded(3));
+    rt.assume("mu", "(normal 0 1)");
+    if (with_failures) {
+      CHECK_THROWS_AS(rt.predict("(normal mu -1)"), vnt::RuntimeError);
+      CHECK_THROWS_AS(rt.infer("(mh default one -1)"), vnt::RuntimeError);
+      CHECK_THROWS_AS(rt.observe("(normal mu 1)", "text"), vnt::RuntimeError);
+      rt.sample("(normal mu 1)");
+    }
+    rt.infer("(mh default one 2)");
+    std::vector<std::string> out{rt.kernel_reports().back().location};
+    out.push_back(error_of([&] { rt.predict("(nosuch)"); }).location());
+    return out;
+  };
+  CHECK(locations(false) == std::vector<std::string>{"<api:2>:1:1", "<api:3>:1:2"});
+  CHECK(locations(true) == locations(false));
+}
+
+TEST_CASE("an interrupt made while execute_file waits for its file stops the program it then runs") {
+  const std::string fifo = (std::filesystem::temp_directory_path() / ("vnt_api_fifo_" + std::to_string(getpid())))
+                               .string();
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  vnt::Runtime rt;
+  std::thread writer([&] {
+    std::ofstream out(fifo);  // opens once execute_file has opened the file to read it
+    rt.interrupt();
+    out << "[assume a (+ 1 2)] [predict (* a 2)]";
+  });
+  const std::string what = error_of([&] { rt.execute_file(fifo); }).message();
+  writer.join();
+  std::filesystem::remove(fifo);
+  CHECK(what == "interrupted (Runtime::interrupt): the directive is undone");
+  CHECK(error_of([&] { rt.report("a"); }).kind() == "name error");
 }
 
 // Warnings (a subsampled_mh falling back to exact mh, once per infer) reach the API through take_warnings, shown as

@@ -1,0 +1,36 @@
+// A long session of calls that leave nothing behind does not grow: the expressions of samples, of inference
+// programs' collects and of failed directives are dropped, while those of assume, observe and predict are kept.
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+
+#include "runtime/engine/engine.hpp"
+#include "tests/support/engine_fixture.hpp"
+
+namespace vnt {
+namespace {
+
+TEST_CASE("samples, collects and failed directives keep no expression; assume, observe and predict do") {
+  Engine e(3);
+  test::run(e, "[assume mu (normal 0 1)] [observe (normal mu 1) 0.5]");
+  const size_t base = e.kept_expressions();
+  for (int i = 0; i < 50; ++i) {
+    test::run(e, "[sample (+ mu (normal 0 1))]");
+    test::run(e, "[infer (repeat 2 (do (mh default one 1) (collect mu (* 2 mu))))]");
+    CHECK_THROWS_AS(test::run(e, "[predict (normal mu -1)]"), Error);
+    CHECK_THROWS_AS(test::run(e, "[sample (nosuch)]"), Error);
+    CHECK_THROWS_AS(test::run(e, "[observe (normal mu 1) (nosuch)]"), Error);
+  }
+  CHECK(e.kept_expressions() == base);
+  CHECK(e.draws().rows() == 100);
+  test::run(e, "[predict (* 3 mu)]");
+  CHECK(e.kept_expressions() == base + 1);
+  // The value of a sample is printed before its expression goes: a procedure it made can still be shown.
+  std::string printed;
+  e.set_output([&](const Value& v, const Directive&) { printed = to_string(v); });
+  test::run(e, "[sample (lambda (x) x)]");
+  CHECK(printed == "<procedure lambda>");
+  CHECK(e.kept_expressions() == base + 1);
+}
+
+}  // namespace
+}  // namespace vnt
