@@ -61,21 +61,34 @@ const Expr* Engine::keep(ExprPtr e) {
         scope_log_.push_back(std::move(name));
     for (const auto& i : x->items) todo.push_back(i.get());
   }
-  free_names_.emplace(e.get(), free_names(*e));
-  exprs_.push_back(std::move(e));
-  return exprs_.back().get();
+  const Expr* kept = e.get();
+  if (keep_guards_ > 0) keep_log_.push_back(kept);
+  std::vector<const Expr*> names = free_names(*e);
+  kept_.emplace(kept, Kept{std::move(e), std::move(names)});
+  return kept;
+}
+
+void Engine::release(const Expr* e) {
+  auto kept = kept_.find(e);
+  if (kept == kept_.end() || kept->second.apply_site) return;
+  kept_.erase(kept);
+  // Out of the log too: a later expression at the same address must not be dropped in its place.
+  if (auto it = std::find(keep_log_.rbegin(), keep_log_.rend(), e); it != keep_log_.rend())
+    keep_log_.erase(std::next(it).base());
 }
 
 Engine::KeptSince::~KeptSince() {
-  if (std::uncaught_exceptions() <= exceptions_) return;
-  for (size_t i = scopes_; i < e_.scope_log_.size(); ++i) e_.program_scopes_.erase(e_.scope_log_[i]);
-  e_.scope_log_.resize(std::min(scopes_, e_.scope_log_.size()));
-  drop_expressions();
+  if (std::uncaught_exceptions() > exceptions_) {
+    for (size_t i = scopes_; i < e_.scope_log_.size(); ++i) e_.program_scopes_.erase(e_.scope_log_[i]);
+    e_.scope_log_.resize(std::min(scopes_, e_.scope_log_.size()));
+    drop_expressions();
+  }
+  if (--e_.keep_guards_ == 0) e_.keep_log_.clear();
 }
 
 void Engine::KeptSince::drop_expressions() {
-  for (size_t i = exprs_; i < e_.exprs_.size(); ++i) e_.free_names_.erase(e_.exprs_[i].get());
-  e_.exprs_.resize(std::min(exprs_, e_.exprs_.size()));
+  for (size_t i = exprs_; i < e_.keep_log_.size(); ++i) e_.kept_.erase(e_.keep_log_[i]);
+  e_.keep_log_.resize(std::min(exprs_, e_.keep_log_.size()));
 }
 
 Node* Engine::eval_new_family(const Expr* e) {
@@ -121,8 +134,8 @@ void Engine::add_record(DirectiveRecord r) {
 
 const std::vector<const Expr*>& Engine::names_read(const Expr* e) const {
   static const std::vector<const Expr*> none;  // a record without an expression (observe_csv), or one not kept
-  auto it = free_names_.find(e);
-  return it != free_names_.end() ? it->second : none;
+  auto it = kept_.find(e);
+  return it != kept_.end() ? it->second.names : none;
 }
 
 const Expr* Engine::read_elsewhere(const DirectiveRecord& r) const {
@@ -268,7 +281,7 @@ void Engine::observe(const Expr* e, const Value& v, const std::string& label) {
 
 const Expr* Engine::apply_site(const std::string& procedure) {
   auto it = apply_sites_.find(procedure);
-  if (it != apply_sites_.end()) return it->second.get();
+  if (it != apply_sites_.end()) return it->second;
   // One synthesized expression per procedure name gives every bulk observation a span to report.
   auto file = std::make_shared<const SourceFile>(SourceFile{"<observe_apply>", "(" + procedure + " ...)"});
   auto site = std::make_unique<Expr>();
@@ -279,8 +292,11 @@ const Expr* Engine::apply_site(const std::string& procedure) {
   op->name = procedure;
   op->span = SourceSpan{file, 1, 2, 1, static_cast<uint32_t>(procedure.size() + 2)};
   site->items.push_back(std::move(op));
-  free_names_.emplace(site.get(), free_names(*site));
-  return apply_sites_.emplace(procedure, std::move(site)).first->second.get();
+  const Expr* e = site.get();
+  std::vector<const Expr*> names = free_names(*site);
+  kept_.emplace(e, Kept{std::move(site), std::move(names), /*apply_site=*/true});
+  apply_sites_.emplace(procedure, e);
+  return e;
 }
 
 void Engine::observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v) {
@@ -417,6 +433,8 @@ void Engine::forget(const std::string& label) {
   }
   directives_.erase(it);
   drop_root(r);
+  // Nothing else reads it: another directive's values never come from it but through its name, checked above.
+  release(r.expr);
 }
 
 Value Engine::report(const std::string& label) {
@@ -455,6 +473,7 @@ void Engine::execute(Directive d) {
       const Expr* ve = keep(std::move(d.value));
       Value v = sample(ve);
       observe(e, v, d.label);
+      release(ve);  // the observation holds its value
       return;
     }
     case Directive::Kind::kPredict: {

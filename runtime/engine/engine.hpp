@@ -94,10 +94,12 @@ class Engine {
 
   /// Evaluates an expression against the current trace without recording it (sample semantics).
   Value sample(const Expr* e);
-  /// Analyzes and keeps an expression alive for the engine's lifetime (but see KeptSince).
+  /// Keeps an expression alive until release() (a forgotten directive's), or until a KeptSince drops it.
   const Expr* keep(ExprPtr e);
+  /// Frees a kept expression that nothing reads any more: a forgotten directive's, an observe's value once read.
+  void release(const Expr* e);
   /// How many expressions are kept: what a session's memory grows with besides the trace.
-  size_t kept_expressions() const { return exprs_.size(); }
+  size_t kept_expressions() const { return kept_.size(); }
   /// Whether the program text names `scope` in a (scope_include 'scope ...) seen so far.
   bool scope_in_program(const std::string& scope) const { return program_scopes_.contains(scope); }
   /// Drops again what keep() kept and noted (scope names) while this lives, if an exception ends its life: a
@@ -108,7 +110,9 @@ class Engine {
   class KeptSince {
    public:
     explicit KeptSince(Engine& e)
-        : e_(e), scopes_(e.scope_log_.size()), exprs_(e.exprs_.size()), exceptions_(std::uncaught_exceptions()) {}
+        : e_(e), scopes_(e.scope_log_.size()), exprs_(e.keep_log_.size()), exceptions_(std::uncaught_exceptions()) {
+      ++e.keep_guards_;
+    }
     KeptSince(const KeptSince&) = delete;
     KeptSince& operator=(const KeptSince&) = delete;
     ~KeptSince();
@@ -160,18 +164,24 @@ class Engine {
   SpRegistry registry_;
   std::unique_ptr<Trace> trace_;
   ParamMap params_;
-  std::vector<ExprPtr> exprs_;
-  // The names each kept expression reads (free_names): forget must not unbind a name that a procedure body or an
-  // untaken branch of another directive will read later.
-  std::unordered_map<const Expr*, std::vector<const Expr*>> free_names_;
+  struct Kept {
+    ExprPtr expr;
+    // The names it reads (free_names): forget must not unbind a name that a procedure body or an untaken branch of
+    // another directive will read later.
+    std::vector<const Expr*> names;
+    bool apply_site = false;  // shared by the rows of every observe_apply of its procedure: never released
+  };
+  std::unordered_map<const Expr*, Kept> kept_;  // and the apply sites
+  std::vector<const Expr*> keep_log_;  // what keep() kept since the outermost live KeptSince began
+  int keep_guards_ = 0;                // live KeptSinces
   std::vector<DirectiveRecord> directives_;
   size_t next_id_ = 1;
   Draws draws_;
   std::vector<KernelRecord> kernel_reports_;
   std::function<void(const Value&, const Directive&)> output_;
-  std::map<std::string, ExprPtr> apply_sites_;  // owned here: a failed directive's KeptSince must not drop one
+  std::map<std::string, const Expr*> apply_sites_;  // in kept_ but not in keep_log_: a failure must not drop one
   std::set<std::string> program_scopes_;
-  std::vector<std::string> scope_log_;  // program_scopes_ in the order they were noted, for ScopeNotes
+  std::vector<std::string> scope_log_;  // program_scopes_ in the order they were noted, for KeptSince
   bool plates_ = true;
 };
 

@@ -1,5 +1,6 @@
 // A long session of calls that leave nothing behind does not grow: the expressions of samples, of inference
-// programs' collects and of failed directives are dropped, while those of assume, observe and predict are kept.
+// programs' collects, of failed directives and of forgotten ones are dropped, while those of live assume, observe
+// and predict directives are kept (an observe's value expression only while it is read).
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
@@ -30,6 +31,31 @@ TEST_CASE("samples, collects and failed directives keep no expression; assume, o
   test::run(e, "[sample (lambda (x) x)]");
   CHECK(printed == "<procedure lambda>");
   CHECK(e.kept_expressions() == base + 1);
+}
+
+TEST_CASE("a forgotten directive's expression is freed, and an observe keeps its expression but not its value's") {
+  Engine e(5);
+  test::run(e, "[assume mu (normal 0 1)]");
+  const size_t base = e.kept_expressions();
+  for (int i = 0; i < 50; ++i) {
+    test::run(e, "p: [predict (+ mu 1)] o: [observe (normal mu 1) (+ 0.25 0.25)] [forget p] [forget o]");
+    test::run(e, "[assume f (lambda (x) (* x mu))] fp: [predict (f 2)] [forget fp] [forget f]");
+  }
+  CHECK(e.kept_expressions() == base);
+  test::run(e, "[observe (normal mu 1) 0.5]");
+  CHECK(e.kept_expressions() == base + 1);
+  // The names a live directive reads are still known after others were freed: forget still refuses.
+  test::run(e, "[assume g (lambda () mu)] q: [predict (g)]");
+  const Error err = [&] {
+    try {
+      test::run(e, "[forget g]");
+    } catch (const Error& x) {
+      return x;
+    }
+    FAIL("forget g should fail");
+    return Error(ErrorKind::kInternal, "");
+  }();
+  CHECK(err.message() == "forget: 'g' is still used by other directives");
 }
 
 }  // namespace
