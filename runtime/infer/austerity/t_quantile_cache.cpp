@@ -20,6 +20,9 @@ double TQuantileCache::compute(double epsilon, size_t df) {
     const boost::math::students_t dist(static_cast<double>(df));
     // The upper-tail quantile equals T⁻¹(1 − ε) without rounding 1 − ε first.
     return boost::math::quantile(boost::math::complement(dist, epsilon));
+  } catch (const std::overflow_error&) {
+    // A tiny ε at few degrees of freedom (1e-310 at df 1): the quantile exceeds every double, no t decides.
+    return std::numeric_limits<double>::infinity();
   } catch (const std::exception& e) {
     VNT_ASSERT(false, "t quantile for eps {} with df {} failed: {}", epsilon, df, e.what());
   }
@@ -29,8 +32,12 @@ double TQuantileCache::compute(double epsilon, size_t df) {
 double TQuantileCache::floor(double epsilon) {
   if (epsilon > 0.5) return -std::numeric_limits<double>::infinity();
   if (epsilon == 0.0) return std::numeric_limits<double>::infinity();
-  const double z = boost::math::quantile(boost::math::complement(boost::math::normal(), epsilon));
-  return z - 1e-12 * std::abs(z);
+  try {
+    const double z = boost::math::quantile(boost::math::complement(boost::math::normal(), epsilon));
+    return z - 1e-12 * std::abs(z);
+  } catch (const std::overflow_error&) {  // as in compute
+    return std::numeric_limits<double>::infinity();
+  }
 }
 
 double TQuantileCache::epsilon_at(size_t k) const {

@@ -28,6 +28,10 @@ TEST_CASE("TQuantileCache: critical values") {
   CHECK(TQuantileCache::compute(0.5, 7) == doctest::Approx(0.0).scale(1.0));
   CHECK(TQuantileCache::compute(0.0, 3) == std::numeric_limits<double>::infinity());
   CHECK(TQuantileCache::compute(1e-300, 10) > 1e20);  // upper-tail quantile: no rounding of 1 - eps to 1
+  // A subnormal eps at one degree of freedom: the quantile overflows (an internal error once), nothing decides.
+  CHECK(TQuantileCache::compute(1e-310, 1) == std::numeric_limits<double>::infinity());
+  CHECK(TQuantileCache::compute(5e-324, 1) == std::numeric_limits<double>::infinity());
+  CHECK(TQuantileCache::floor(5e-324) > 30);
   TQuantileCache cache(0.1, 2);
   CHECK(cache.critical(3) == TQuantileCache::compute(0.1, 5));
   CHECK(cache.critical(9) == TQuantileCache::compute(0.1, 17));
