@@ -12,16 +12,22 @@
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/scaffold/scaffold.hpp"
+#include "runtime/syntax/expr.hpp"
 #include "runtime/trace/trace.hpp"
 
 namespace vnt {
 namespace {
 
 /// The error of a scope that cannot be subsampled, for `reason`.
-[[noreturn]] void fail(const BlockSpec& spec, const std::string& reason) {
+[[noreturn]] void fail(const BlockSpec& spec, const BlockChoice& choice, const std::string& reason) {
+  // The blocks of the default scope are its random choices, which the scope's name does not tell apart.
+  std::string which;
+  if (spec.scope == "default" && choice.principals.size() == 1 && choice.principals[0]->expr != nullptr)
+    which = fmt::format(" (the random choice at {})", span_location(choice.principals[0]->expr->span));
   throw Error(ErrorKind::kInference,
-              fmt::format("subsampled_mh: cannot subsample scope '{}': {} (add 'fallback 'mh to use exact mh instead)",
-                          spec.scope, reason),
+              fmt::format("subsampled_mh: cannot subsample scope '{}'{}: {} (add 'fallback 'mh to use exact mh "
+                          "instead)",
+                          spec.scope, which, reason),
               spec.span);
 }
 
@@ -106,28 +112,31 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
 
 void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts) {
   if (opts.fallback_to_mh) return;
-  auto check = [&](const BlockSpec& s) {
-    BlockChoice choice = select_block(trace, s, /*allow_empty=*/true);
+  auto check = [&](const BlockSpec& s, const BlockChoice& choice) {
     if (choice.principals.empty()) return;
     BorderInfo info;
-    if (std::string problem = block_problem(choice, info); !problem.empty()) fail(s, problem);
+    if (std::string problem = block_problem(choice, info); !problem.empty()) fail(s, choice, problem);
     if (info.border == nullptr) return;  // N <= 1: exact mh
     try {
       Node* principals[] = {choice.principals[0]};
       BorderReach reach(info.border);
       check_structure(trace, build_scaffold(trace, principals, {}, info.border), reach, false);
     } catch (const NotPartitionable& np) {
-      fail(s, np.reason);
+      fail(s, choice, np.reason);
     }
   };
-  if (spec.mode != BlockSpec::Mode::kOne) return check(spec);
-  const Scope* scope = spec.scope == "default" ? nullptr : trace.scopes().find(spec.scope);
-  if (scope == nullptr) return;  // 'one' of the default scope: its choices are checked as they are drawn
+  if (spec.mode != BlockSpec::Mode::kOne) return check(spec, select_block(trace, spec, /*allow_empty=*/true));
+  if (spec.scope == "default") {  // each random choice is a block, and a transition may draw any of them
+    for (Node* c : trace.random_choices().items()) check(spec, BlockChoice{{c}});
+    return;
+  }
+  const Scope* scope = trace.scopes().find(spec.scope);
+  if (scope == nullptr) return;
   for (const Value& b : scope->blocks().items()) {
     BlockSpec one = spec;
     one.mode = BlockSpec::Mode::kValue;
     one.block = b;
-    check(one);
+    check(one, select_block(trace, one, /*allow_empty=*/true));
   }
 }
 
@@ -177,7 +186,7 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
     // would make this kernel try again at every transition.
     exact.allow_partition = state.refused_locally();
   }
-  if (!opts.fallback_to_mh) fail(spec, problem);
+  if (!opts.fallback_to_mh) fail(spec, choice, problem);
   if (!state.fallback_reported) {
     state.fallback_reported = true;
     std::string where = span_location(spec.span);
