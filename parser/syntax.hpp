@@ -27,6 +27,9 @@ struct Syntax {
   std::string text;
   std::vector<Syntax> items;
   SourceSpan span;
+  // Set by substitute_params on what a {param} became: a number, a boolean, or a symbol holding its text (the
+  // name of a scope in an inference program; a string in an expression). `span` is still the `{name}`.
+  bool from_param = false;
 };
 
 /// One bracketed directive: optional `label:`, then `[keyword args...]`.

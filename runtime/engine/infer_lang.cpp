@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/core/source_text.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/engine/infer_lang.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
@@ -46,11 +48,9 @@ struct InferOp {
 /// its name, `1e13 (from {T})`, since the source text `{T}` does not say what was wrong with it.
 std::string shown(const Syntax& s, bool quoted = false) {
   std::string source = parser::span_text(s.span);
-  // Only a substituted parameter's source starts with '{' (substitute_params keeps the value's text).
-  const bool param = source.starts_with('{');
-  std::string value = param ? s.text : source;
+  std::string value = s.from_param ? s.text : source;
   if (quoted) value = fmt::format("'{}'", value);
-  return param ? fmt::format("{} (from {})", value, source) : value;
+  return s.from_param ? fmt::format("{} (from {})", value, source) : value;
 }
 
 double number_arg(const Syntax& s, std::string_view what) {
@@ -102,6 +102,10 @@ BlockSpec block_args(const Syntax& form, const Syntax& scope, const Syntax& bloc
       case Syntax::Kind::kString: spec.block = make_string(b.text); break;
       default: bad(block, fmt::format("{}: the block must be one, all or a block value", kernel));
     }
+    // Known from the text alone: its blocks are the words one and all ('one, quoted, is a block value).
+    if (spec.scope == "default")
+      bad(block, fmt::format("{}: the default scope has no block value {}: its blocks are one and all, unquoted",
+                             kernel, shown(block)));
   }
   return spec;
 }
@@ -152,8 +156,10 @@ std::vector<std::pair<std::string, double>> collect_cells(Engine& engine, const 
 /// Compiles and checks what can be checked before anything runs, so a bad program changes nothing.
 InferOp compile_checked(Engine& engine, const Syntax& s) {
   InferOp op = compile(s, engine.params(), &engine);
-  // A failed check rolls back the draws of the collect expressions checked before it (the random stream).
+  // The draws of the collect expressions checked leave no trace: a failed check rolls them back, and so does one
+  // that passes, so that an [infer] that makes no move does not move the random stream either.
   TraceTransaction transaction(engine.trace());
+  const Rng stream = engine.trace().rng();
   std::vector<const InferOp*> todo{&op};
   while (!todo.empty()) {
     const InferOp* o = todo.back();
@@ -169,6 +175,7 @@ InferOp compile_checked(Engine& engine, const Syntax& s) {
     if (o->kind == InferOp::Kind::kCollect) collect_cells(engine, *o);
     for (const InferOp& c : o->children) todo.push_back(&c);
   }
+  engine.trace().rng() = stream;
   return op;
 }
 
@@ -178,12 +185,13 @@ InferOp compile_checked(Engine& engine, const Syntax& s) {
 std::vector<std::string> column_names(const std::vector<std::string>& texts) {
   std::set<std::string_view> written(texts.begin(), texts.end());
   std::set<std::string> used;
+  std::map<std::string_view, size_t> next;  // per text, the suffix to try first: linear in the copies of a text
   std::vector<std::string> names;
   for (const std::string& text : texts) {
     auto taken = [&](const std::string& n) { return used.count(n) > 0 || written.count(n) > 0; };
     std::string name = text;
     if (used.count(name) > 0) {
-      size_t k = 2;
+      size_t& k = next.try_emplace(text, 2).first->second;
       while (taken(name = fmt::format("{}#{}", text, k))) ++k;
     }
     used.insert(name);
@@ -202,7 +210,7 @@ bool either(const Syntax& arg, std::string_view yes, std::string_view no, std::s
   const Syntax& v = unquote(arg);
   if (v.kind == Syntax::Kind::kSymbol && v.text == yes) return true;
   if (v.kind == Syntax::Kind::kSymbol && v.text == no) return false;
-  bad(arg, std::string(message));
+  bad(arg, fmt::format("{}, got {}", message, shown(arg)));
 }
 
 InferOp compile_subsampled(const Syntax& s) {
@@ -228,7 +236,7 @@ InferOp compile_subsampled(const Syntax& s) {
     if (a.size() < 8) bad(s, std::string(kShape));
     op.sub.drift_sigma = drift_sigma_arg(a[i + 1], "subsampled_mh");
     i += 2;
-  } else if (&unquote(a[i]) != &a[i] || a[i].kind == Syntax::Kind::kSymbol) {
+  } else if (&unquote(a[i]) != &a[i] || a[i].kind == Syntax::Kind::kSymbol || a[i].kind == Syntax::Kind::kString) {
     bad(a[i], fmt::format("subsampled_mh: unknown proposal {} (known: 'drift)", shown(a[i])));
   }
   op.count = count_arg(a[i], "subsampled_mh: the number of transitions");
@@ -306,7 +314,9 @@ InferOp compile(const Syntax& s, const ParamMap& params, Engine* keeper) {
     op.kind = InferOp::Kind::kMixture;
     for (size_t i = 0; i < a[1].items.size(); i += 2) {
       double w = number_arg(a[1].items[i], "mixture: a weight");
-      if (!(w >= 0) || !std::isfinite(w)) bad(a[1].items[i], "mixture: weights must be non-negative");
+      const Syntax& weight = a[1].items[i];
+      if (!(w >= 0) || !std::isfinite(w))
+        bad(weight, fmt::format("mixture: weights must be non-negative and finite, got {}", shown(weight)));
       op.weights.push_back(w);
       op.children.push_back(compile(a[1].items[i + 1], params, keeper));
     }
@@ -414,6 +424,23 @@ std::string data_touched(const KernelRecord& r) {
   return out;
 }
 
+/// Runs one transition of kernel `op`; an error it meets says which kernel, and what is kept: the error's own
+/// location is where it arose (an observation, a choice), which does not say which [infer] was running.
+template <class Transition>
+bool in_transition(Engine& engine, const InferOp& op, Transition&& transition) {
+  try {
+    return transition();
+  } catch (Error& e) {
+    const KernelRecord& r = engine.kernel_reports()[op.report];
+    const uint64_t made = r.transitions;
+    e.add_frame(fmt::format("while running {} {} {} at {} ({})", r.kernel, r.scope, r.block, span_location(op.span),
+                            made == 0   ? std::string("it had made no transition yet")
+                            : made == 1 ? std::string("the transition it had made is kept")
+                                        : fmt::format("the {} transitions it had made are kept", made)));
+    throw;
+  }
+}
+
 void run(Engine& engine, const InferOp& op) {
   check_interrupt(engine, op);  // also between the steps of loops that make no transition, (repeat 1e12 (do))
   switch (op.kind) {
@@ -423,7 +450,7 @@ void run(Engine& engine, const InferOp& op) {
       for (size_t i = 0; i < op.count; ++i) {
         check_interrupt(engine, op);
         TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
-        bool accepted = mh_transition(engine.trace(), op.block, op.mh);
+        bool accepted = in_transition(engine, op, [&] { return mh_transition(engine.trace(), op.block, op.mh); });
         count_transition(engine, op, accepted);
       }
       return;
@@ -432,7 +459,9 @@ void run(Engine& engine, const InferOp& op) {
         check_interrupt(engine, op);
         TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
         const SubsampledStats before = op.sub_state->stats;
-        bool accepted = subsampled_mh_transition(engine.trace(), op.block, op.sub, *op.sub_state);
+        bool accepted = in_transition(engine, op, [&] {
+          return subsampled_mh_transition(engine.trace(), op.block, op.sub, *op.sub_state);
+        });
         KernelRecord& r = count_transition(engine, op, accepted);
         const SubsampledStats& after = op.sub_state->stats;
         r.exact_transitions += after.exact_transitions - before.exact_transitions;
@@ -475,21 +504,28 @@ void run(Engine& engine, const InferOp& op) {
 std::string format_kernel_report(std::span<const KernelRecord> records) {
   if (records.empty()) return {};
   std::vector<std::array<std::string, 4>> cells{{"kernel", "transitions", "accepted", "data touched"}};
+  std::vector<size_t> name_cells{6};  // a name's width in terminal cells, which its bytes are not (μ, escapes)
   bool touched = false;
   for (const KernelRecord& r : records) {
     std::string name = fmt::format("{} {} {}", r.kernel, r.scope, r.block);
     if (r.span.known()) name += fmt::format(" ({})", span_location(r.span));
     auto share = static_cast<double>(r.accepted) / static_cast<double>(r.transitions);
     std::string rate = r.transitions == 0 ? "-" : fmt::format("{:.3f}", share);
-    cells.push_back({name, fmt::format("{}", r.transitions), rate, data_touched(r)});
+    // A scope's name may hold any character: escaped as messages show it, so that a row stays one line.
+    name_cells.push_back(shown_text_width(name));
+    cells.push_back({shown_text(name), fmt::format("{}", r.transitions), rate, data_touched(r)});
     touched = touched || !cells.back()[3].empty();
   }
   std::array<size_t, 3> width{};
-  for (const auto& line : cells)
-    for (size_t c = 0; c < 3; ++c) width[c] = std::max(width[c], line[c].size());
+  for (size_t i = 0; i < cells.size(); ++i) {
+    width[0] = std::max(width[0], name_cells[i]);
+    for (size_t c = 1; c < 3; ++c) width[c] = std::max(width[c], cells[i][c].size());
+  }
   std::string out;
-  for (const auto& line : cells) {
-    out += fmt::format("{:<{}}  {:>{}}  {:>{}}", line[0], width[0], line[1], width[1], line[2], width[2]);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const auto& line = cells[i];
+    out += line[0] + std::string(width[0] - name_cells[i], ' ');
+    out += fmt::format("  {:>{}}  {:>{}}", line[1], width[1], line[2], width[2]);
     if (touched && !line[3].empty()) out += "  " + line[3];
     out += '\n';
   }

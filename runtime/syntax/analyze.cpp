@@ -132,6 +132,8 @@ ExprPtr analyze(const Syntax& s, const ParamMap& params) {
       return make_const(parse_param_value(it->second, s.span), s.span);
     }
     case Syntax::Kind::kSymbol: {
+      // A {param} of an inference program (a collect expression) is a string, as in any other expression.
+      if (s.from_param) return make_const(make_string(s.text), s.span);
       auto e = std::make_unique<Expr>();
       e->kind = Expr::Kind::kVar;
       e->name = s.text;
@@ -174,6 +176,7 @@ Syntax substitute(const Syntax& s, const ParamMap& params) {
                s.text);
     Syntax out;
     out.span = s.span;
+    out.from_param = true;
     out.text = it->second;  // the value as given, for messages (the span's text is `{name}`)
     Value v = parse_param_value(it->second, s.span);
     if (is_number(v)) {

@@ -27,6 +27,9 @@ class ScopeIncludeSp final : public Sp {
     check_arity("scope_include", args, 3);
     if (!is_symbol(args[0]) && !is_string(args[0]))
       throw_arg_type(ArgRef{"scope_include", 1, "scope"}, "a symbol", args[0]);
+    // Kernels on 'default take every random choice, one by one or all: its blocks could never be named.
+    if (scope_name(args[0]) == "default")
+      raise(ErrorKind::kDomain, "scope_include: 'default is the scope of every random choice; name another scope");
     return args[2];
   }
 };

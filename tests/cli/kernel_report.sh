@@ -61,4 +61,18 @@ expect_eq "the report alone" "kernel" "$(first_line "$OUT" | cut -d' ' -f1)"
 expect_match "the exact transitions are counted" \
   '^subsampled_mh default one \(exact\.vnt:3:8\)            7     [01]\.[0-9]{3}  exact mh in 7 of 7 transitions$' "$OUT"
 
+# A scope's name is escaped as messages show it, so that a row stays one line (this one holds an ESC and, the
+# printf's \n, a line break), and the columns line up in terminal cells, not bytes (a name in Greek letters).
+{
+  printf '[assume x (scope_include "a\033b\nc" 0 (normal 0 1))]\n'
+  printf '[assume y (scope_include (quote μμμμ) 0 (normal 0 1))]\n'
+  printf '[infer (cycle ((mh "a\033b\nc" all 1) (mh μμμμ all 1)) 3)]\n'
+} >names.vnt
+run names.vnt
+expect_rc 0 "scopes with a control character and with Greek letters"
+expect_eq "the report has a header and two rows, the control characters escaped" \
+  'kernel                               transitions  accepted
+mh a\x1bb\x0ac all (names.vnt:4:16)            3     1.000
+mh μμμμ all (names.vnt:5:11)                   3     1.000' "$OUT"
+
 finish

@@ -1,0 +1,61 @@
+// How an inference program meets the rest of the session: the errors it stops with say which kernel and what is
+// kept; checking it draws nothing; a {param} in a collect expression is a string, as anywhere else.
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/engine/engine.hpp"
+#include "tests/support/engine_fixture.hpp"
+
+namespace vnt {
+namespace {
+
+Error error_of(Engine& e, const std::string& program) {
+  try {
+    test::run(e, program);
+  } catch (const Error& err) {
+    return err;
+  }
+  FAIL("expected an error from " << program);
+  return Error(ErrorKind::kInternal, "");
+}
+
+TEST_CASE("an error met by a transition names the kernel that made it and what it keeps") {
+  Engine e(1);
+  test::run(e, "[assume a (gamma 2 1)] [assume coin (make_beta_bernoulli a 1)] [observe (coin) true]");
+  // The observation cannot absorb a move of a, on which the procedure it applies depends.
+  const Error err = error_of(e, "[infer (repeat 10 (mh default one 1))]");
+  CHECK(span_location(err.span()) == "test.vnt:1:73");  // the observation, as before
+  REQUIRE(err.frames().size() == 1);
+  CHECK(err.frames()[0].text == "while running mh default one at test.vnt:1:19 (it had made no transition yet)");
+
+  // With another choice, which moves freely, the kernel has made transitions when it first picks a.
+  Engine f(3);
+  test::run(f, "[assume x (normal 0 1)] [assume a (gamma 2 1)] [assume coin (make_beta_bernoulli a 1)]"
+               "[observe (coin) true]");
+  const Error later = error_of(f, "[infer (mh default one 100)]");
+  REQUIRE(later.frames().size() == 1);
+  CHECK(later.frames()[0].text == "while running mh default one at test.vnt:1:8 (the 3 transitions it had made are kept)");
+}
+
+TEST_CASE("an [infer] that makes no move leaves the random stream as it was, collect expressions and all") {
+  auto x_after = [](bool no_op) {
+    Engine e(1);
+    test::run(e, "[assume x (normal 0 1)] [observe (normal x 1) 0.3]");
+    if (no_op) test::run(e, "[infer (repeat 0 (collect (normal 0 1) x))]");
+    test::run(e, "[infer (mh default one 5)]");
+    return test::sample_number(e, "x");
+  };
+  CHECK(x_after(true) == x_after(false));
+}
+
+TEST_CASE("a {param} in a collect expression is a string, as in any expression") {
+  Engine e(1);
+  e.set_params({{"name", "abc"}});
+  test::run(e, "[infer (collect (size {name}))]");
+  REQUIRE(e.draws().columns() == std::vector<std::string>{"(size {name})"});
+  CHECK(e.draws().column(0) == std::vector<double>{3});
+}
+
+}  // namespace
+}  // namespace vnt
