@@ -21,7 +21,6 @@
 
 namespace vnt {
 
-
 Engine::Engine(uint64_t seed) {
   register_stdlib(registry_);
   register_trace_builtins(registry_);
