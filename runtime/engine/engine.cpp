@@ -299,6 +299,21 @@ const Expr* Engine::apply_site(const std::string& procedure) {
 }
 
 void Engine::observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v) {
+  // A site made for a call that fails goes with it, after the transaction has undone what read it: an embedding
+  // that tries many wrong names does not grow.
+  struct NewSite {
+    Engine& e;
+    const std::string& procedure;
+    bool made;
+    int exceptions = std::uncaught_exceptions();
+    ~NewSite() {
+      if (!made || std::uncaught_exceptions() <= exceptions) return;
+      if (auto it = e.apply_sites_.find(procedure); it != e.apply_sites_.end()) {
+        e.kept_.erase(it->second);
+        e.apply_sites_.erase(it);
+      }
+    }
+  } new_site{*this, procedure, !apply_sites_.contains(procedure)};
   TraceTransaction transaction(*trace_);
   const Expr* site = apply_site(procedure);
   auto where = [](size_t) { return std::string(); };

@@ -169,7 +169,7 @@ class Engine {
     // The names it reads (free_names): forget must not unbind a name that a procedure body or an untaken branch of
     // another directive will read later.
     std::vector<const Expr*> names;
-    bool apply_site = false;  // shared by the rows of every observe_apply of its procedure: never released
+    bool apply_site = false;  // shared by the rows of every observe_apply of its procedure: not release()d
   };
   std::unordered_map<const Expr*, Kept> kept_;  // and the apply sites
   std::vector<const Expr*> keep_log_;  // what keep() kept since the outermost live KeptSince began

@@ -58,5 +58,16 @@ TEST_CASE("a forgotten directive's expression is freed, and an observe keeps its
   CHECK(err.message() == "forget: 'g' is still used by other directives");
 }
 
+TEST_CASE("observe_apply keeps one expression per procedure, and none for a call that fails") {
+  Engine e(7);
+  test::run(e, "[assume y_x (lambda (x) (normal (* 2 x) 1))]");
+  const size_t base = e.kept_expressions();
+  for (int i = 0; i < 50; ++i) {
+    e.observe_apply("y_x", {Value(0.1 * i)}, Value(0.2 * i));
+    CHECK_THROWS_AS(e.observe_apply("nosuch" + std::to_string(i), {Value(1.0)}, Value(1.0)), Error);
+  }
+  CHECK(e.kept_expressions() == base + 1);
+}
+
 }  // namespace
 }  // namespace vnt
