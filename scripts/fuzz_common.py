@@ -4,19 +4,20 @@
 import sys
 
 
-def run_seeds(usage, what, run_one):
-    """For each seed of `PPRUN FIRST LAST [OUTDIR]` (else exits with `usage`), calls run_one(pprun, seed, outdir),
-    which keeps a failing case in outdir and describes it, or returns None. Prints each failure and how many of the
-    `what` failed; exits 1 if any did."""
-    if len(sys.argv) not in (4, 5):
+def run_seeds(usage, what, run_one, binaries=1):
+    """For each seed of `PPRUN FIRST LAST [OUTDIR]` (`binaries` paths of pprun first; else exits with `usage`),
+    calls run_one(*ppruns, seed, outdir), which keeps a failing case in outdir and describes it, or returns None.
+    Prints each failure and how many of the `what` failed; exits 1 if any did."""
+    rest = sys.argv[1 + binaries:]
+    if len(rest) not in (2, 3):
         sys.exit(usage)
-    pprun, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    outdir = sys.argv[4] if len(sys.argv) == 5 else "fuzz-failures"
+    ppruns, first, last = sys.argv[1:1 + binaries], int(rest[0]), int(rest[1])
+    outdir = rest[2] if len(rest) == 3 else "fuzz-failures"
     failures = 0
     for seed in range(first, last + 1):
-        failure = run_one(pprun, seed, outdir)
+        failure = run_one(*ppruns, seed, outdir)
         if failure is not None:
             failures += 1
-            print(f"seed {seed}: {failure}")
+            print(f"seed {seed}: {failure}", flush=True)
     print(f"{failures} of {last - first + 1} {what} failed")
     sys.exit(1 if failures else 0)
