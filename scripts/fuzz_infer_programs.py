@@ -478,7 +478,7 @@ def run_one(asan, release, seed, outdir):
     if failed:
         n = g.r.choice(sorted(failed))
         rest = lines[:n - 1] + lines[n:]
-        RUNS["sessions run again without a failing input"] += 1
+        RUNS["sessions run again without a failing " + ("[infer]" if "[infer" in lines[n - 1] else "directive")] += 1
         if run([release] + args, work, 20, "\n".join(rest) + "\n")[1] != out:
             problems.append(f"repl: removing failing input {n} ({failed[n][:100]}) changes the printed values")
     if not problems:
@@ -493,5 +493,5 @@ def run_one(asan, release, seed, outdir):
 
 
 if __name__ == "__main__":
-    atexit.register(lambda: print("runs:", dict(RUNS)))
+    atexit.register(lambda: RUNS and print("runs:", dict(RUNS)))
     run_seeds(__doc__, "cases", run_one, binaries=2)
