@@ -60,11 +60,15 @@ const Expr* Engine::keep(ExprPtr e) {
         scope_log_.push_back(std::move(name));
     for (const auto& i : x->items) todo.push_back(i.get());
   }
-  const Expr* kept = e.get();
-  if (keep_guards_ > 0) keep_log_.push_back(kept);
+  if (keep_guards_ > 0) keep_log_.push_back(e.get());
+  return hold(std::move(e), /*apply_site=*/false);
+}
+
+const Expr* Engine::hold(ExprPtr e, bool apply_site) {
+  const Expr* held = e.get();
   std::vector<const Expr*> names = free_names(*e);
-  kept_.emplace(kept, Kept{std::move(e), std::move(names)});
-  return kept;
+  kept_.emplace(held, Kept{std::move(e), std::move(names), apply_site});
+  return held;
 }
 
 void Engine::release(const Expr* e) {
@@ -291,9 +295,7 @@ const Expr* Engine::apply_site(const std::string& procedure) {
   op->name = procedure;
   op->span = SourceSpan{file, 1, 2, 1, static_cast<uint32_t>(procedure.size() + 2)};
   site->items.push_back(std::move(op));
-  const Expr* e = site.get();
-  std::vector<const Expr*> names = free_names(*site);
-  kept_.emplace(e, Kept{std::move(site), std::move(names), /*apply_site=*/true});
+  const Expr* e = hold(std::move(site), /*apply_site=*/true);
   apply_sites_.emplace(procedure, e);
   return e;
 }
@@ -479,7 +481,7 @@ void Engine::execute(Directive d) {
   switch (d.kind) {
     case Directive::Kind::kAssume: {
       assume(d.name, keep(std::move(d.expr)), d.label);
-      return;
+      break;
     }
     case Directive::Kind::kObserve: {
       TraceTransaction transaction(*trace_);  // the value's draws too, if the observation fails
@@ -488,20 +490,20 @@ void Engine::execute(Directive d) {
       Value v = sample(ve);
       observe(e, v, d.label);
       release(ve);  // the observation holds its value
-      return;
+      break;
     }
     case Directive::Kind::kPredict: {
       const Expr* e = keep(std::move(d.expr));
       Value v = predict(e, d.label);
       if (output_) output_(v, d);
-      return;
+      break;
     }
     case Directive::Kind::kSample: {
       // Printed before its expression is dropped: a procedure it made reads it.
       Value v = sample(keep(std::move(d.expr)));
       if (output_) output_(v, d);
       kept.drop_expressions();
-      return;
+      break;
     }
     case Directive::Kind::kForget: {
       try {
@@ -510,12 +512,12 @@ void Engine::execute(Directive d) {
         e.attach_span(d.name_span);
         throw;
       }
-      return;
+      break;
     }
     case Directive::Kind::kObserveCsv: {
       TraceTransaction transaction(*trace_);
       observe_csv(d);
-      return;
+      break;
     }
     case Directive::Kind::kInfer: {
       try {
@@ -524,10 +526,9 @@ void Engine::execute(Directive d) {
         e.attach_span(d.span);
         throw;
       }
-      return;
+      break;
     }
   }
-  return;
 }
 
 namespace {

@@ -156,6 +156,8 @@ class Engine {
   double score_new_rows(PlateNode& plate, size_t first, const Expr* site,
                         const std::function<std::string(size_t)>& where);
   void drop_root(const DirectiveRecord& r);
+  /// Puts `e` in kept_ with the names it reads (keep() also logs it for KeptSince; apply sites are not logged).
+  const Expr* hold(ExprPtr e, bool apply_site);
   /// The names expression `e` reads (free_names), if it was kept.
   const std::vector<const Expr*>& names_read(const Expr* e) const;
   /// A read of `r`'s name by another live directive's expression, or nullptr.
