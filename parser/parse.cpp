@@ -196,6 +196,17 @@ std::vector<DirectiveSyntax> parse_program(const std::shared_ptr<const SourceFil
   return out;
 }
 
+size_t count_directives(const std::shared_ptr<const SourceFile>& file) {
+  VNT_ASSERT(file != nullptr, "count_directives needs a source file");
+  antlr4::ANTLRInputStream input(bytes_as_utf8(file->text));
+  VntLexer lexer(&input);
+  lexer.removeErrorListeners();  // the lexer accepts every input (Vnt.g4)
+  size_t n = 0;
+  for (auto t = lexer.nextToken(); t->getType() != antlr4::Token::EOF; t = lexer.nextToken())
+    n += t->getType() == VntLexer::LBRACK ? 1 : 0;
+  return n;
+}
+
 Syntax parse_expression(const std::shared_ptr<const SourceFile>& file) {
   VNT_ASSERT(file != nullptr, "parse_expression needs a source file");
   Pipeline p(file, Mode::kExpression);

@@ -48,6 +48,10 @@ struct DirectiveSyntax {
 /// than 1000 lists/quotes is an error ("nesting too deep"), so no input can overflow the stack.
 std::vector<DirectiveSyntax> parse_program(const std::shared_ptr<const SourceFile>& file);
 
+/// How many directives a program text opens (its '[' tokens, which only open directives), whether or not it
+/// parses: the REPL's note on an input that a syntax error stopped as a whole.
+size_t count_directives(const std::shared_ptr<const SourceFile>& file);
+
 /// Parses exactly one expression (used by the embedding API and the inference language).
 /// Throws vnt::Error (kSyntax) as parse_program does, also when anything follows the expression.
 Syntax parse_expression(const std::shared_ptr<const SourceFile>& file);

@@ -634,7 +634,18 @@ void Engine::observe_csv(const Directive& d) {
 }
 
 void Engine::run_source(const std::shared_ptr<const SourceFile>& file, bool note_skipped) {
-  std::vector<parser::DirectiveSyntax> program = parser::parse_program(file);
+  // The REPL: an input is one unit, like a file, so an error found before the run stops the directives before it too.
+  auto note_none_ran = [&](Error& e, size_t directives) {
+    if (note_skipped && directives > 1)
+      e.add_frame(fmt::format("note: none of the {} directives in this input ran", directives));
+  };
+  std::vector<parser::DirectiveSyntax> program;
+  try {
+    program = parser::parse_program(file);
+  } catch (Error& e) {
+    if (note_skipped) note_none_ran(e, parser::count_directives(file));
+    throw;
+  }
   try {
     // What the text and the params decide is checked before anything runs (language.md): a typo in the last [infer]
     // does not wait for the hour of sampling before it. Each directive is analyzed again when it runs, rather than
@@ -644,9 +655,7 @@ void Engine::run_source(const std::shared_ptr<const SourceFile>& file, bool note
       if (checked.kind == Directive::Kind::kInfer) check_infer_program(checked.infer, params_);
     }
   } catch (Error& e) {
-    // The REPL: an input is one unit, like a file, so an error found by the check stops the directives before it too.
-    if (note_skipped && program.size() > 1)
-      e.add_frame(fmt::format("note: none of the {} directives in this input ran", program.size()));
+    note_none_ran(e, program.size());
     throw;
   }
   for (size_t i = 0; i < program.size(); ++i) {

@@ -77,4 +77,19 @@ expect_eq "the REPL reports the syntax error and that nothing of the input ran" 
       |                      ^~~~~~~~
   note: none of the 3 directives in this input ran" "$ERR"
 
+# The same when the parser, not the analysis, stops the input: the directives are counted from its tokens.
+printf '[predict 1] [predict (+ 1 2))] [predict 3]\n[predict 4] [predict "abc]\n' >repl_parse.txt
+IN=repl_parse.txt run
+expect_rc 2 "a REPL input the parser rejects"
+expect_eq "no directive of a REPL input the parser rejects runs" "" "$OUT"
+expect_eq "the REPL says that nothing of an input the parser rejects ran" \
+  "<repl:1>:1:29: error: unexpected ')'
+    1 | [predict 1] [predict (+ 1 2))] [predict 3]
+      |                             ^
+  note: none of the 3 directives in this input ran
+<repl:2>:1:22: error: unterminated string
+    1 | [predict 4] [predict \"abc]
+      |                      ^
+  note: none of the 2 directives in this input ran" "$ERR"
+
 finish

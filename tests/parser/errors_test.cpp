@@ -279,5 +279,16 @@ TEST_CASE("garbage inputs give a clean error") {
   CHECK(program_error("[predict x]" + nul) == "1:12: expected a directive in brackets, found '\\x00'");
 }
 
+TEST_CASE("count_directives counts the directives an input opens, whether or not it parses") {
+  auto count = [](std::string text) {
+    return count_directives(std::make_shared<const SourceFile>(SourceFile{"t.vnt", std::move(text)}));
+  };
+  CHECK(count("") == 0);
+  CHECK(count("[predict 1] a: [predict (+ 1 2))] [predict 3") == 3);
+  CHECK(count("; [predict 1]\n[predict \"[ ]\"] [predict 2]") == 2);  // not in comments or strings
+  CHECK(count("[predict 1] [predict \"abc] [predict 2]") == 2);      // an unterminated string runs to the end
+  CHECK(count("\xff[\x80") == 1);
+}
+
 }  // namespace
 }  // namespace vnt::parser
