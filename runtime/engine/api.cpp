@@ -7,6 +7,7 @@
 
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/core/interrupt.hpp"
 #include "runtime/core/text_file.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/syntax/expr.hpp"
@@ -99,9 +100,8 @@ std::string Datum::to_string() const {
 }
 
 struct Runtime::Impl {
-  explicit Impl(uint64_t seed) : engine(seed) {
-    engine.set_interrupt(&interrupt_requested, "interrupted (Runtime::interrupt)");
-  }
+  static constexpr std::string_view kInterrupted = "interrupted (Runtime::interrupt)";
+  explicit Impl(uint64_t seed) : engine(seed) { engine.set_interrupt(&interrupt_requested, std::string(kInterrupted)); }
   Engine engine;
   std::atomic<bool> interrupt_requested{false};  // Runtime::interrupt, from any thread or a signal handler
   std::vector<Datum> outputs;
@@ -187,7 +187,16 @@ std::vector<Datum> Runtime::execute(std::string_view program, std::string_view s
 
 std::vector<Datum> Runtime::execute_file(const std::string& path) {
   Impl& im = impl("execute_file");
-  std::string text = guarded([&] { return read_text_file(path); });
+  std::string text = guarded([&] {
+    // No directive runs yet, so no transaction polls the flag: the read itself stops between its pieces.
+    InterruptScope stop_reading(
+        [](const void* impl) {
+          if (static_cast<const Impl*>(impl)->interrupt_requested.load(std::memory_order_relaxed))
+            raise(ErrorKind::kInference, "{}: nothing ran (the file was still being read)", Impl::kInterrupted);
+        },
+        &im);
+    return read_text_file(path);
+  });
   return im.run(text, path);  // not execute(), which would forget an interrupt made while the file was read
 }
 

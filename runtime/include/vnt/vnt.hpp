@@ -132,7 +132,8 @@ class Runtime {
   /// (kind "inference error") "interrupted (Runtime::interrupt): the transitions made before it are kept", keeping
   /// them as any failing infer does; any other directive stops at its next procedure call (or between pieces
   /// of a large matrix product or bulk load) with "...: the directive is undone", leaving the runtime as it was
-  /// before it. The one method that may be called from another thread or a signal handler (it sets an atomic
+  /// before it; an execute_file still reading its file stops with "...: nothing ran (the file was still being
+  /// read)". The one method that may be called from another thread or a signal handler (it sets an atomic
   /// flag; it does nothing on a moved-from Runtime). Every other method forgets an earlier request when it starts.
   void interrupt() noexcept;
 

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -454,7 +455,7 @@ TEST_CASE("a failed call, or a sample, takes no <api:N>: later calls are named a
   CHECK(locations(true) == locations(false));
 }
 
-TEST_CASE("an interrupt made while execute_file waits for its file stops the program it then runs") {
+TEST_CASE("an interrupt made while execute_file waits for its file stops it, and nothing runs") {
   const std::string fifo = (std::filesystem::temp_directory_path() / ("vnt_api_fifo_" + std::to_string(getpid())))
                                .string();
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
@@ -467,8 +468,35 @@ TEST_CASE("an interrupt made while execute_file waits for its file stops the pro
   const std::string what = error_of([&] { rt.execute_file(fifo); }).message();
   writer.join();
   std::filesystem::remove(fifo);
-  CHECK(what == "interrupted (Runtime::interrupt): the directive is undone");
+  CHECK(what == "interrupted (Runtime::interrupt): nothing ran (the file was still being read)");
   CHECK(error_of([&] { rt.report("a"); }).kind() == "name error");
+}
+
+TEST_CASE("an interrupt made while execute_file reads a large file stops the read, and nothing runs") {
+  const std::string fifo =
+      (std::filesystem::temp_directory_path() / ("vnt_api_fifo_large_" + std::to_string(getpid()))).string();
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  // The read stops before the writer is done, whose next write then fails instead of killing the test.
+  struct sigaction ignore = {}, old = {};
+  ignore.sa_handler = SIG_IGN;
+  REQUIRE(sigaction(SIGPIPE, &ignore, &old) == 0);
+  vnt::Runtime rt;
+  std::thread writer([&] {
+    std::ofstream out(fifo);
+    const std::string comments((size_t{1} << 20) - 1, ';');  // 1 MiB lines; the read polls every 16 MiB
+    out << "[assume a 1]\n";
+    for (int mib = 0; mib < 64 && out; ++mib) {
+      if (mib == 4) rt.interrupt();
+      out << comments << '\n' << std::flush;
+    }
+  });
+  const std::string what = error_of([&] { rt.execute_file(fifo); }).message();
+  writer.join();
+  sigaction(SIGPIPE, &old, nullptr);
+  std::filesystem::remove(fifo);
+  CHECK(what == "interrupted (Runtime::interrupt): nothing ran (the file was still being read)");
+  CHECK(error_of([&] { rt.report("a"); }).kind() == "name error");
+  CHECK(rt.predict("2").as_double() == 2);  // the runtime goes on
 }
 
 // Warnings (a subsampled_mh falling back to exact mh, once per infer) reach the API through take_warnings, shown as
