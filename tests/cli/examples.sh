@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The examples run, and each one's summary agrees with the posterior its comments state (computed independently:
+# conjugacy, or numerical integration by scripts/example_references.py). A mean passes within 4.5 standard errors
+# sd/sqrt(ess), with sd the reference's and ess the summary's (the ESS of pprun's summary, tested in
+# tests/runtime/core); an sd within 4.5 of its approximate standard error sd/sqrt(2 ess). The seed moves with
+# VNT_STAT_SEED_OFFSET as the statistical tests' do (docs/testing.md).
+# SPDX-License-Identifier: Apache-2.0
+source "$(dirname "$0")/common.bash" "$@"
+SEED=$((1 + ${VNT_STAT_SEED_OFFSET:-0}))
+EX=$SRC/examples
+RUN_TIMEOUT=120
+
+# check_column COLUMN MEAN SD: the summary row of COLUMN in $OUT against the reference MEAN and SD.
+check_column() {
+  local row verdict
+  row=$(printf '%s\n' "$OUT" | awk -v name="$1" '$1 == name && NF == 7')
+  if [ -z "$row" ]; then fail "$LAST_CMD: no summary row '$1'"; show_run; return; fi
+  verdict=$(printf '%s\n' "$row" | awk -v mean="$2" -v sd="$3" '{
+    ess = $7 + 0
+    if (ess < 50) { printf "ess %s is below 50: too few draws to test", $7; exit }
+    dm = ($2 - mean) / (sd / sqrt(ess)); ds = ($3 - sd) / (sd / sqrt(2 * ess))
+    if (dm * dm > 4.5 * 4.5) printf "mean %s is %.1f standard errors from %s; ", $2, dm, mean
+    if (ds * ds > 4.5 * 4.5) printf "sd %s is %.1f standard errors from %s", $3, ds, sd
+  }')
+  if [ -n "$verdict" ]; then fail "$LAST_CMD: $1: $verdict"; show_run; fi
+}
+
+run "$EX/normal_normal.vnt" --seed "$SEED"
+expect_rc 0 "normal_normal.vnt"
+check_column mu 1.6 0.447214  # normal(8/5, 1/sqrt(5)), conjugate
+
+run "$EX/coin.vnt" --seed "$SEED"
+expect_rc 0 "coin.vnt"
+check_column p 0.642857 0.123718            # beta(9, 5)
+check_column '(collapsed)' 0.642857 0.479157  # a flip with probability 9/14
+
+run "$EX/fig1_branch.vnt" --seed "$SEED"
+expect_rc 0 "fig1_branch.vnt"
+expect_match "fig1_branch.vnt: b is 0 in every draw (P(b = 1 | y) is about e^-4050)" '^b +0 +0 +0 +0 +0 +nan$' "$OUT"
+check_column mu 9.99 0.1  # exp(-mu) N(10; mu, 0.1) is N(10 - 0.01, 0.1)
+
+run "$EX/regression.vnt" --seed "$SEED"
+expect_rc 0 "regression.vnt"
+check_column 'w[0]' -0.0779 0.4557
+check_column 'w[1]' 1.8240 0.6096
+check_column 'w[2]' -0.3878 0.5450
+
+run "$EX/mixture.vnt" --seed "$SEED"
+expect_rc 0 "mixture.vnt"
+check_column low -2.2109 0.4429
+check_column high 2.9662 0.3757
+check_column w_high 0.5715 0.1278
+
+# MNIST: the data files load and the kernel runs (its posterior has no reference; bench_mnist_risk scores it).
+run "$EX/bayes_lr/mnist.vnt" --seed "$SEED" --param T=20 --param eps=0.01
+expect_rc 0 "bayes_lr/mnist.vnt"
+expect_match "bayes_lr/mnist.vnt: the observations are the 1740 training rows" 'of 1740 sections' "$OUT"
+
+# The synthetic data's README shows the output of one run: it must be what that run prints.
+mkdir syn && cp "$EX/bayes_lr/synthetic.vnt" syn/
+python3 "$EX/bayes_lr/make_synthetic.py" 10000 --out syn/data >/dev/null || fail "make_synthetic.py failed"
+run syn/synthetic.vnt --param T=2000 --param eps=0.01 --param sigma=0.1 --seed 0
+expect_rc 0 "bayes_lr/synthetic.vnt"
+README_TABLE=$(awk '/Expected output with seed 0/ { on = 1; next } on && /^```$/ { if (++fence == 2) exit; next }
+                    on && fence == 1' "$EX/bayes_lr/README.md")
+expect_eq "examples/bayes_lr/README.md shows what synthetic.vnt prints with seed 0" "$README_TABLE" \
+  "$(printf '%s\n' "$OUT" | sed -n '/^name /,/^$/p' | sed '$d')"
+
+finish
