@@ -214,8 +214,7 @@ class Checker {
     bool reported_later = keyword.kind == TokKind::kEof || keyword.kind == TokKind::kBadString;
     if (!reported_later && (keyword.kind != TokKind::kAtom || atom_kind(text(keyword)) != AtomKind::kSymbol))
       fail_found(keyword, "a directive name after '['");
-    open_.push_back({TokKind::kLBrack, i_, 0});
-    deeper(t);
+    open_.push_back({TokKind::kLBrack, i_, 0});  // not a level of depth_: kMaxDepth counts lists and quotes
     if (keyword.kind == TokKind::kAtom) ++i_;  // the keyword is not an argument
   }
 
@@ -253,7 +252,6 @@ class Checker {
     }
     if (t.kind == TokKind::kRBrack && !open_.empty()) {
       if (in_list) fail_found(t, closer(open_.back()));
-      depth_ -= 1;
       open_.pop_back();
       return;
     }
@@ -328,7 +326,7 @@ class Checker {
   std::vector<Open> open_;
   size_t i_ = 0;
   size_t quotes_ = 0;  // quotes still waiting for their datum
-  size_t depth_ = 0;   // open lists and directives plus pending quotes (each is one level of parser recursion)
+  size_t depth_ = 0;   // open lists plus pending quotes (each is one level of parser recursion)
   bool done_ = false;  // kExpression: the one expression is complete
 };
 

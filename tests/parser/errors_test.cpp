@@ -200,7 +200,7 @@ TEST_CASE("line breaks: LF, CR LF and a lone CR") {
 // line of one program was echoed whole with its error.
 TEST_CASE("the excerpt of a long line is a window around the error") {
   CHECK(rendered_error("[predict " + std::string(10000, '(')) ==
-        "t.vnt:1:1009: error: nesting too deep: more than 1000 levels\n"
+        "t.vnt:1:1010: error: nesting too deep: more than 1000 levels\n"
         "    1 | ..." + std::string(160, '(') + "...\n"
         "      | " + std::string(3 + 60, ' ') + "^\n");
   // Near the end of the line, the window ends with it; near its start, it starts with it.
@@ -226,7 +226,7 @@ TEST_CASE("span_text of an expression after multi-byte UTF-8") {
 
 TEST_CASE("deep nesting: a clean error, no stack overflow") {
   std::string deep = "[predict " + std::string(10000, '(');
-  CHECK(program_error(deep) == "1:1009: nesting too deep: more than 1000 levels");
+  CHECK(program_error(deep) == "1:1010: nesting too deep: more than 1000 levels");  // the directive's '[' is no level
   CHECK(expression_error(std::string(10000, '\'') + "x") == "1:1001: nesting too deep: more than 1000 levels");
   std::string mixed;
   for (int i = 0; i < 5000; ++i) mixed += "'(";
@@ -235,8 +235,10 @@ TEST_CASE("deep nesting: a clean error, no stack overflow") {
   std::string ok = std::string(1000, '(') + std::string(1000, ')');
   Syntax s = parse_expression(source(ok));
   CHECK(s.kind == Syntax::Kind::kList);
-  std::string ok_program = "[predict " + std::string(999, '(') + std::string(999, ')') + "]";
+  std::string ok_program = "[predict " + std::string(1000, '(') + std::string(1000, ')') + "]";
   CHECK(parse_program(source(ok_program)).size() == 1);
+  CHECK(program_error("[predict " + std::string(1001, '(') + std::string(1001, ')') + "]") ==
+        "1:1010: nesting too deep: more than 1000 levels");
 }
 
 // Every input either parses or gives a kSyntax error from the structural check. Messages that end in ')' come
