@@ -67,6 +67,12 @@ SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root, bool exac
   const Scaffold& s = g->scaffold;
   if (!s.brush.empty()) throw NotPartitionable{"a local section changes the structure of the trace", true};
   s.drg.for_each([&](Node* n, int) {
+    // A mem request to resample asks for the family of new arguments, which its regen may create: brush that no
+    // scaffold shows beforehand. If the old family is shared, as when several data call (f w), dropping it is no
+    // brush of one section either, and the sections a decision did not visit would still hold it.
+    if (n->kind == NodeKind::kRequest &&
+        std::any_of(as_request(n)->esrs.begin(), as_request(n)->esrs.end(), [](const Esr& e) { return e.shared; }))
+      throw NotPartitionable{"a local section changes the structure of the trace", true};
     if (n->kind != NodeKind::kOutput) return;
     const SpProcedure* p = primitive_at(as_output(n));
     if (p != nullptr && p->sp().is_random())

@@ -50,6 +50,10 @@ const std::string kRandomBrush = "(normal (if (> w 0.{}) w (normal (* 2 w) 0.5))
 // again from its prior; the observation of 2 then rescores.
 const std::string kResampled = "(normal ((lookup ops (* 0 w)) w 1) 1)";
 const std::string kOps = "[assume ops (list normal normal)]";
+// (c) Sections that share a mem family keyed by w: at a move each asks for the family of the new w, which the first
+// to ask creates (brush no scaffold shows beforehand), and the old one goes only when the last has moved.
+const std::string kSharedMem = "(normal (f w) 1.{})";
+const std::string kMemF = "[assume f (mem (lambda (x) (normal x 1)))]";
 
 struct Model {
   std::string name;
@@ -61,7 +65,8 @@ std::vector<Model> models() {
   return {{"brush", program(kBrush, 4), "a local section changes the structure of the trace"},
           {"random brush", program(kRandomBrush, 4), "a local section changes the structure of the trace"},
           {"resampled", program(kResampled, 3, kOps),
-           "a local section contains a random choice that would have to be resampled"}};
+           "a local section contains a random choice that would have to be resampled"},
+          {"shared mem", program(kSharedMem, 3, kMemF), "a local section changes the structure of the trace"}};
 }
 
 /// Two engines in lockstep: exact mh on the general scaffold path, and exact mh through the partition.
