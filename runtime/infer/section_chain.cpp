@@ -5,6 +5,7 @@
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
+#include "runtime/regen/regen.hpp"
 #include "runtime/regen/section_dag.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/sp/sp.hpp"
@@ -93,16 +94,19 @@ bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
 std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old, bool current_is_old,
                                           std::vector<Value>& out, std::string_view kernel) const {
   const SpProcedure* leaf_sp = primitive_at(as_output(leaf_));
+  const Node* at = leaf_;  // the application an error comes from
   auto run = [&](const Value& b, std::vector<Value>* keep) {
     Value cur = b, last_in;
     Rng unused(0);  // deterministic SPs draw nothing
     for (size_t i = 0; i < n_; ++i) {
+      at = link_[i];
       const bool last = i + 1 == n_;
       if (last) last_in = std::move(cur);  // kept: the leaf may ask for the log-odds of the last link's value
       cur = with_operand(as_output(link_[i]), arg_[i], last ? last_in : cur,
                          [&](const Sp& sp, const Args& a) { return sp.simulate(a, unused); });
       if (keep) keep->push_back(cur);
     }
+    at = leaf_;
     ArgBuffer leaf(as_output(leaf_), leaf_arg_, &cur);
     if (n_ > 0) leaf.replacement_from(as_output(link_[n_ - 1]), arg_[n_ - 1], &last_in);
     return leaf_sp->sp().log_density(leaf_->value, leaf.args(leaf_sp->aux()));
@@ -111,7 +115,8 @@ std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old
   const size_t start = out.size();
   try {
     fresh = run(b_new, &out);
-  } catch (const Error& e) {
+  } catch (Error& e) {
+    e.attach_span(span_of(at));  // as regen gives an application's error (a type error under a new value)
     if (e.kind() != ErrorKind::kDomain) throw;
     out.resize(start + n_);  // keep later sections' values aligned; the move is rejected anyway
     return std::nullopt;
@@ -125,7 +130,8 @@ std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old
   } else {
     try {
       old = run(b_old, nullptr);
-    } catch (const Error& e) {
+    } catch (Error& e) {
+      e.attach_span(span_of(at));
       if (e.kind() != ErrorKind::kDomain) throw;
       old = kNegInf;  // a stale section the old value makes fail: probability zero
     }

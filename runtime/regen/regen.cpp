@@ -47,8 +47,6 @@ Node* parent_at(Node* n, size_t i) {
   return i - definite < esr.size() ? esr[i - definite] : nullptr;
 }
 
-SourceSpan span_of(const Node* n) { return n->expr ? n->expr->span : SourceSpan{}; }
-
 Value drift(const Value& old, double sigma, Rng& rng) {
   if (is_number(old)) return std::get<double>(old) + sigma * rng.normal();
   const Eigen::VectorXd& v = *std::get<VectorPtr>(old);
@@ -101,6 +99,8 @@ auto at_application(const Sp& sp, const SourceSpan& span, F&& step) -> decltype(
 }
 
 }  // namespace
+
+SourceSpan span_of(const Node* n) { return n->expr ? n->expr->span : SourceSpan{}; }
 
 std::string call_frame(const Expr* site) {
   return fmt::format("in call to '{}' at {}", operator_name(site), span_location(site->span));

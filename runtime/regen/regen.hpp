@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/core/source_span.hpp"
 #include "runtime/regen/db.hpp"
 #include "runtime/scaffold/scaffold.hpp"
 #include "runtime/trace/env.hpp"
@@ -15,6 +16,9 @@ namespace vnt {
 
 struct Expr;
 class Trace;
+
+/// Where the expression that made `n` is in the source (unknown for a node no expression made).
+SourceSpan span_of(const Node* n);
 
 /// The frame an error raised inside a compound procedure's body gets for its call site `site`:
 /// "in call to 'f' at file:line:col".

@@ -9,6 +9,7 @@
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
+#include "runtime/regen/regen.hpp"
 #include "runtime/regen/section_group.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/sp/sp.hpp"
@@ -206,7 +207,12 @@ void SectionDag::evaluate() const {
     }
     const OutputNode* out = as_output(s.node);
     const TraceOrigins origins(out);
-    s.node->value = primitive_at(out)->sp().simulate(Args(in, nullptr, &origins), unused);
+    try {
+      s.node->value = primitive_at(out)->sp().simulate(Args(in, nullptr, &origins), unused);
+    } catch (Error& e) {
+      e.attach_span(span_of(out));  // as regen gives an application's error (a type error under a new value)
+      throw;
+    }
   }
 }
 
@@ -215,7 +221,12 @@ double SectionDag::log_density() const {
   for (const Step& s : leaves()) {
     const OutputNode* out = as_output(s.node);
     const TraceOrigins origins(out);
-    sum += primitive_at(out)->sp().log_density(s.node->value, Args(inputs(s), nullptr, &origins));
+    try {
+      sum += primitive_at(out)->sp().log_density(s.node->value, Args(inputs(s), nullptr, &origins));
+    } catch (Error& e) {
+      e.attach_span(span_of(out));
+      throw;
+    }
   }
   return sum;
 }
