@@ -157,8 +157,10 @@ std::vector<std::pair<std::string, double>> collect_cells(Engine& engine, const 
 InferOp compile_checked(Engine& engine, const Syntax& s) {
   InferOp op = compile(s, engine.params(), &engine);
   // The draws of the collect expressions checked leave no trace: a failed check rolls them back, and so does one
-  // that passes, so that an [infer] that makes no move does not move the random stream either.
-  TraceTransaction transaction(engine.trace());
+  // that passes, so that an [infer] that makes no move does not move the random stream either. It moves no shape:
+  // nodes a collect expression makes and removes move it themselves, and the partition checks cached for the
+  // current shape (check_subsampling) stay valid from one [infer] to the next.
+  TraceTransaction transaction(engine.trace(), /*moves_shape=*/false);
   const Rng stream = engine.trace().rng();
   std::vector<const InferOp*> todo{&op};
   while (!todo.empty()) {

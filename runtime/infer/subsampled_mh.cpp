@@ -57,6 +57,15 @@ void SubsampledState::refuse(const Trace& trace, const Node* border, std::string
   refusal_ = Refusal{trace.id(), border, trace.shape_epoch(), std::move(reason), local};
 }
 
+bool SubsampledState::sections_checked(const Trace& trace, const Node* border) const {
+  const uint64_t* epoch = sections_checked_.find(border);
+  return epoch != nullptr && *epoch == trace.shape_epoch();
+}
+
+void SubsampledState::note_sections_checked(const Trace& trace, Node* border) {
+  sections_checked_[border] = trace.shape_epoch();
+}
+
 namespace {
 
 /// Runs `transition` through the partitioned scaffold of `border`, unless `state` has refused that border at the
@@ -121,6 +130,12 @@ void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOpti
       Node* principals[] = {choice.principals[0]};
       BorderReach reach(info.border);
       check_structure(trace, build_scaffold(trace, principals, {}, info.border), reach, false);
+      // Once per shape of the trace: O(N) node sections, as one exact transition (a node deleted since moved it).
+      SubsampledState& memo = partitioned_state(trace);
+      if (!memo.sections_checked(trace, info.border)) {
+        check_every_section(trace, reach);
+        memo.note_sections_checked(trace, info.border);
+      }
     } catch (const NotPartitionable& np) {
       fail(s, choice, np.reason);
     }

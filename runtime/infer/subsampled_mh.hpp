@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/core/rng.hpp"
 #include "runtime/infer/austerity/t_quantile_cache.hpp"
 #include "runtime/infer/chain_cache.hpp"
@@ -54,6 +55,10 @@ class SubsampledState {
   void refuse(const Trace& trace, const Node* border, std::string reason, bool local = false);
   /// Whether the last refusal was of a local section that exact mh's partition regenerates by itself.
   bool refused_locally() const { return refusal_.local; }
+  /// Whether every node section of `border` passed check_every_section at the trace's current shape, so it would
+  /// again (kept by the trace's own state: check_subsampling asks it before each [infer]).
+  bool sections_checked(const Trace& trace, const Node* border) const;
+  void note_sections_checked(const Trace& trace, Node* border);
   TQuantileCache& cache() { return cache_; }
   /// The stream that orders local sections, split once from the trace's stream: the trace's own draws
   /// per transition (block, proposal, u) are then exactly those of exact mh.
@@ -78,6 +83,7 @@ class SubsampledState {
   TQuantileCache cache_;
   ChainCache chains_;
   Refusal refusal_;
+  FlatPtrMap<Node, uint64_t> sections_checked_;  // border -> the shape epoch at which all its sections passed
   std::optional<Rng> order_rng_;
 };
 

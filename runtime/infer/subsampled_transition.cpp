@@ -74,9 +74,15 @@ SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root, bool exac
         std::any_of(as_request(n)->esrs.begin(), as_request(n)->esrs.end(), [](const Esr& e) { return e.shared; }))
       throw NotPartitionable{"a local section changes the structure of the trace", true};
     if (n->kind != NodeKind::kOutput) return;
-    const SpProcedure* p = primitive_at(as_output(n));
+    OutputNode* out = as_output(n);
+    const SpProcedure* p = primitive_at(out);
     if (p != nullptr && p->sp().is_random())
       throw NotPartitionable{"a local section contains a random choice that would have to be resampled", true};
+    // A block or scope name computed from the parameter moves the choice in the scopes: left stale, the scopes
+    // would name the block of the old value to the kernels that select by them.
+    if (p != nullptr && &p->sp() == t.scope_include_sp() &&
+        (s.is_resampling(out->operands[0]) || s.is_resampling(out->operands[1])))
+      throw NotPartitionable{"a local section puts a random choice in a block computed from the parameter", true};
   });
   return std::move(*g);
 }
@@ -93,6 +99,18 @@ void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool 
   if (border->plate_children < border->children.size()) {
     Node* first = border->children[border->plate_children];
     if (SectionChain chain; !chain.match(t, reach, first)) checked_section(t, reach, first, exact);
+  }
+}
+
+void check_every_section(Trace& t, BorderReach& reach) {
+  Node* border = reach.border();
+  FlatPtrSet<Node> found;  // roots of sections of several roots already checked
+  for (size_t i = border->plate_children; i < border->children.size(); ++i) {
+    Node* child = border->children[i];
+    if (found.contains(child)) continue;
+    if (SectionChain chain; chain.match(t, reach, child)) continue;
+    SectionGroup g = checked_section(t, reach, child, false);
+    for (Node* r : g.roots) found.insert(r);
   }
 }
 
