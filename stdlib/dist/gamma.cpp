@@ -19,7 +19,7 @@ struct Gamma {
     double g = shape < kHugeShape ? boost::random::gamma_distribution<double>(shape, 1.0)(rng.engine()) / rate
                                   : unit_gamma_draw(rng, shape) * (shape / rate);
     // A small shape can underflow to 0, which is outside the support (density 0 or +inf there).
-    return std::clamp(g, std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
+    return std::clamp(g, std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max());
   }
   static double log_density(double x, double shape, double rate) {
     if (!(x > 0) || !std::isfinite(x)) return kNegInf;

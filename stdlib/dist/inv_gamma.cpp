@@ -19,7 +19,7 @@ struct InvGamma {
     double x = shape < kHugeShape ? scale / boost::random::gamma_distribution<double>(shape, 1.0)(rng.engine())
                                   : scale / shape / unit_gamma_draw(rng, shape);
     // Keep extreme draws (gamma underflow or overflow) inside the support.
-    return std::clamp(x, std::numeric_limits<double>::min(), std::numeric_limits<double>::max());
+    return std::clamp(x, std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max());
   }
   static double log_density(double x, double shape, double scale) {
     if (!(x > 0) || !std::isfinite(x)) return kNegInf;

@@ -57,4 +57,19 @@ TEST_CASE("gamma with huge parameters: finite densities, draws with the right sp
   CHECK(std::abs(m) < 0.1);  // standardized: mean 0, sd 1 (2000 draws)
   CHECK(std::sqrt(v) == doctest::Approx(1).epsilon(0.1));
 }
+
+// Draws below the smallest normal double are valid (subnormal): they were lifted to it, so (gamma 1 1e308), an
+// exponential of mean 1e-308, had a mean of 2.33e-308. Only a draw of 0, outside the support, is lifted.
+TEST_CASE("gamma draws at a scale near 1e-308 keep their subnormal values") {
+  const Sp& sp = builtin_sp("gamma");
+  Rng rng(kSeed);
+  constexpr int kScaleDraws = 100000;
+  double sum = 0;
+  for (int i = 0; i < kScaleDraws; ++i) {
+    const double x = std::get<double>(Call(sp, {num(1), num(1e308)}).simulate(rng));
+    REQUIRE(x > 0);
+    sum += x * 1e308;
+  }
+  CHECK(std::fabs(sum / kScaleDraws - 1) < 4.5 / std::sqrt(double(kScaleDraws)));  // exponential(1): sd 1
+}
 }  // namespace vnt::test

@@ -45,4 +45,20 @@ TEST_CASE("inv_gamma with huge parameters: finite densities, draws near the mode
   for (int i = 0; i < 100; ++i)
     CHECK(std::get<double>(Call(sp, {num(1e308), num(1e308)}).simulate(rng)) == doctest::Approx(1).epsilon(1e-12));
 }
+
+// As for gamma: draws below the smallest normal double were lifted to it. (inv_gamma 1 1e-308) is 1e-308 / E with
+// E exponential(1), below 1e-308 when E > 1: probability e^-1 (it was 0).
+TEST_CASE("inv_gamma draws at a scale near 1e-308 keep their subnormal values") {
+  const Sp& sp = builtin_sp("inv_gamma");
+  Rng rng(kSeed);
+  constexpr int kScaleDraws = 100000;
+  int below = 0;
+  for (int i = 0; i < kScaleDraws; ++i) {
+    const double x = std::get<double>(Call(sp, {num(1), num(1e-308)}).simulate(rng));
+    REQUIRE(x > 0);
+    below += x < 1e-308 ? 1 : 0;
+  }
+  const double p = std::exp(-1.0);
+  CHECK(std::fabs(below / double(kScaleDraws) - p) < 4.5 * std::sqrt(p * (1 - p) / kScaleDraws));
+}
 }  // namespace vnt::test
