@@ -30,8 +30,12 @@ struct Poisson {
     if (rate > kMaxRate) return kNegInf;  // an invalid parameter, as the adapter treats the declared domains
     if (!(x >= 0) || !std::isfinite(x) || x != std::floor(x)) return kNegInf;
     // For a large count, lgamma(x + 1) by Stirling: x log(rate) and lgamma overflow into inf - inf past 6e306.
-    if (x >= kLargeParameter)
-      return x * log1pmx((rate - x) / x) - 0.5 * std::log(x) - kHalfLog2Pi - stirling_correction(x);
+    if (x >= kLargeParameter) {
+      const double u = (rate - x) / x;
+      // x (log(1 + u) - u), where 1 + u = rate / x is lost to rounding when the rate is far below the count.
+      const double kernel = u < -0.5 ? x * (std::log(rate) - std::log(x)) + (x - rate) : x * log1pmx(u);
+      return kernel - 0.5 * std::log(x) - kHalfLog2Pi - stirling_correction(x);
+    }
     return x * std::log(rate) - rate - std::lgamma(x + 1);
   }
 };

@@ -51,4 +51,15 @@ TEST_CASE("poisson at huge counts: a log density, not NaN") {
     CHECK(Call(sp, {num(rate)}).log_density(num(k)) ==
           doctest::Approx(std::log(boost::math::pdf(boost::math::poisson_distribution<>(rate), k))).epsilon(1e-9));
 }
+
+// A count of a million or more far above the rate: 1 + u = rate / count was lost to rounding in x log1pmx(u), so
+// rates 1e-6 and 1.00001e-6 scored 1e6 alike, and (poisson 1e-11) gave 1e6 probability zero.
+TEST_CASE("poisson at huge counts far above the rate") {
+  const Sp& sp = builtin_sp("poisson");
+  auto direct = [](double rate, double k) { return k * std::log(rate) - rate - std::lgamma(k + 1); };
+  for (auto [rate, k] : {std::pair{1e-6, 1e6}, {1e-11, 1e6}, {1e-3, 3e6}, {1e-300, 1e6}})
+    CHECK(Call(sp, {num(rate)}).log_density(num(k)) == doctest::Approx(direct(rate, k)).epsilon(1e-12));
+  const double diff = Call(sp, {num(1e-6)}).log_density(num(1e6)) - Call(sp, {num(1.00001e-6)}).log_density(num(1e6));
+  CHECK(diff == doctest::Approx(-1e6 * std::log1p(1e-5) + 1e-11).epsilon(1e-6));
+}
 }  // namespace vnt::test
