@@ -15,7 +15,7 @@ namespace vnt::stdlib {
 namespace {
 
 constexpr std::string_view kName = "multivariate_normal";
-constexpr double kSymmetryTolerance = 1e-8;  // relative to the largest entry
+constexpr double kSymmetryTolerance = 1e-8;  // relative to sqrt(|c_ii c_jj|)
 
 struct Factor {
   Eigen::MatrixXd cov;              // the contents, to match a different handle with equal entries
@@ -24,12 +24,20 @@ struct Factor {
   std::string problem;  // why cov is not symmetric positive definite (the message tail); empty if it is
 };
 
+// Each pair within the tolerance of sqrt(|c_ii c_jj|), the scale of a covariance entry: against the largest entry
+// of the matrix, [[1e10 0.5] [-0.5 1e-10]] passed, and was read from its lower triangle.
+bool symmetric(const Eigen::MatrixXd& cov) {
+  const Eigen::ArrayXd sd = cov.diagonal().array().abs().sqrt();
+  const Eigen::ArrayXXd scale = sd.matrix() * sd.matrix().transpose();
+  return ((cov - cov.transpose()).array().abs() <= kSymmetryTolerance * scale).all();
+}
+
 std::shared_ptr<const Factor> factorise(const Eigen::MatrixXd& cov) {
   auto f = std::make_shared<Factor>();
   f->cov = cov;
   if (!cov.allFinite()) {
     f->problem = "has a non-finite entry, but must be symmetric positive definite";
-  } else if ((cov - cov.transpose()).cwiseAbs().maxCoeff() > kSymmetryTolerance * cov.cwiseAbs().maxCoeff()) {
+  } else if (!symmetric(cov)) {
     f->problem = "is not symmetric, but must be symmetric positive definite";
   } else {
     f->llt.compute(cov);

@@ -60,4 +60,16 @@ TEST_CASE("multivariate_normal errors") {
                   prefix + "2 (cov) must be a matrix, got a vector");
 }
 
+
+// Symmetry is judged against sqrt(|c_ii c_jj|), the scale of entry (i, j): against the largest entry,
+// [[1e10 0.5] [-0.5 1e-10]] passed (its correlations are +0.5 and -0.5) and was read from its lower triangle.
+TEST_CASE("multivariate_normal: symmetry relative to the scale of each entry") {
+  const Sp& sp = builtin_sp("multivariate_normal");
+  check_invalid(sp, {vec({0, 0}), mat(2, 2, {1e10, 0.5, -0.5, 1e-10})}, vec({0, 0}),
+                "multivariate_normal: argument 2 (cov) is not symmetric, but must be symmetric positive definite");
+  // Rounding of a computed covariance passes.
+  Rng rng(kSeed);
+  const double c = 0.3 * std::sqrt(1e10 * 1e-10);
+  CHECK_NOTHROW(Call(sp, {vec({0, 0}), mat(2, 2, {1e10, c, c * (1 + 1e-12), 1e-10})}).simulate(rng));
+}
 }  // namespace vnt::test
