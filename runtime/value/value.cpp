@@ -39,6 +39,7 @@ namespace {
 std::string number_to_string(double x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (x == 0 && std::signbit(x)) return "-0";  // reads back as -0: 1 / x is then -inf again
   if (x == std::floor(x) && std::fabs(x) < 1e15) return fmt::format("{}", static_cast<long long>(x));
   return fmt::format("{}", x);
 }
