@@ -71,9 +71,14 @@ Value logsumexp(const Call& c) {
   if (xs.size() == 0) return -std::numeric_limits<double>::infinity();
   // Looks for NaN element by element: the sum is NaN for inf and -inf too, whose logsumexp is inf.
   if (xs.array().isNaN().any()) return std::numeric_limits<double>::quiet_NaN();
-  double m = xs.maxCoeff();
+  Eigen::Index at = 0;
+  const double m = xs.maxCoeff(&at);
   if (std::isinf(m)) return m;
-  return m + std::log((xs.array() - m).exp().sum());
+  // m + log1p(the other terms): log of 1 + e^-40 rounded to 0, where the answer is 4.2e-18.
+  double rest = 0;
+  for (Eigen::Index i = 0; i < xs.size(); ++i)
+    if (i != at) rest += std::exp(xs[i] - m);
+  return m + std::log1p(rest);
 }
 
 }  // namespace

@@ -64,6 +64,9 @@ TEST_CASE("elementary: logsumexp") {
   CHECK(num(call("logsumexp", {1000.0, 1000.0})) == doctest::Approx(1000.0 + std::log(2.0)));
   CHECK(num(call("logsumexp", {vec({-1000, -1000})})) == doctest::Approx(-1000.0 + std::log(2.0)));
   CHECK(num(call("logsumexp", {0.0})) == 0);
+  // The terms below the maximum keep their relative accuracy (log of 1 + e^-40 rounded to 0).
+  CHECK(num(call("logsumexp", {0.0, -40.0})) == doctest::Approx(std::exp(-40.0)).epsilon(1e-12));
+  CHECK(num(call("logsumexp", {-40.0, 0.0, -40.0})) == doctest::Approx(2 * std::exp(-40.0)).epsilon(1e-12));
   CHECK(num(call("logsumexp", {-INFINITY, -INFINITY})) == -INFINITY);
   CHECK(num(call("logsumexp", {vec({})})) == -INFINITY);
   CHECK(num(call("logsumexp", {INFINITY, 1.0})) == INFINITY);
