@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/section_chain.hpp"
 
+#include "runtime/regen/at_application.hpp"
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
@@ -94,29 +95,27 @@ bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
 std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old, bool current_is_old,
                                           std::vector<Value>& out, std::string_view kernel) const {
   const SpProcedure* leaf_sp = primitive_at(as_output(leaf_));
-  const Node* at = leaf_;  // the application an error comes from
   auto run = [&](const Value& b, std::vector<Value>* keep) {
     Value cur = b, last_in;
     Rng unused(0);  // deterministic SPs draw nothing
     for (size_t i = 0; i < n_; ++i) {
-      at = link_[i];
       const bool last = i + 1 == n_;
       if (last) last_in = std::move(cur);  // kept: the leaf may ask for the log-odds of the last link's value
-      cur = with_operand(as_output(link_[i]), arg_[i], last ? last_in : cur,
-                         [&](const Sp& sp, const Args& a) { return sp.simulate(a, unused); });
+      cur = with_operand(as_output(link_[i]), arg_[i], last ? last_in : cur, [&](const Sp& sp, const Args& a) {
+        return at_application(sp, span_of(link_[i]), [&] { return sp.simulate(a, unused); });
+      });
       if (keep) keep->push_back(cur);
     }
-    at = leaf_;
     ArgBuffer leaf(as_output(leaf_), leaf_arg_, &cur);
     if (n_ > 0) leaf.replacement_from(as_output(link_[n_ - 1]), arg_[n_ - 1], &last_in);
-    return leaf_sp->sp().log_density(leaf_->value, leaf.args(leaf_sp->aux()));
+    const Sp& sp = leaf_sp->sp();
+    return at_application(sp, span_of(leaf_), [&] { return sp.log_density(leaf_->value, leaf.args(leaf_sp->aux())); });
   };
   double fresh = 0;
   const size_t start = out.size();
   try {
     fresh = run(b_new, &out);
-  } catch (Error& e) {
-    e.attach_span(span_of(at));  // as regen gives an application's error (a type error under a new value)
+  } catch (const Error& e) {
     if (e.kind() != ErrorKind::kDomain) throw;
     out.resize(start + n_);  // keep later sections' values aligned; the move is rejected anyway
     return std::nullopt;
@@ -130,8 +129,7 @@ std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old
   } else {
     try {
       old = run(b_old, nullptr);
-    } catch (Error& e) {
-      e.attach_span(span_of(at));
+    } catch (const Error& e) {
       if (e.kind() != ErrorKind::kDomain) throw;
       old = kNegInf;  // a stale section the old value makes fail: probability zero
     }

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/regen/at_application.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/scratch_stack.hpp"
@@ -82,20 +83,6 @@ class DepthGuard {
 std::string operator_name(const Expr* site) {
   if (site == nullptr || site->items.empty() || site->items[0]->kind != Expr::Kind::kVar) return "lambda";
   return site->items[0]->name;
-}
-
-/// Runs one step of an SP (simulate, log_density) at an application: SP errors get the application's span, and
-/// an allocation that fails (a huge size the SP did not reject) is the program's error there too (§7.5).
-template <class F>
-auto at_application(const Sp& sp, const SourceSpan& span, F&& step) -> decltype(step()) {
-  try {
-    return step();
-  } catch (Error& e) {
-    e.attach_span(span);
-    throw;
-  } catch (const std::bad_alloc&) {
-    throw Error(ErrorKind::kDomain, fmt::format("{}: out of memory", sp.name()), span);
-  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "runtime/core/error.hpp"
 #include "runtime/core/flat_ptr_map.hpp"
+#include "runtime/regen/at_application.hpp"
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
@@ -207,12 +208,8 @@ void SectionDag::evaluate() const {
     }
     const OutputNode* out = as_output(s.node);
     const TraceOrigins origins(out);
-    try {
-      s.node->value = primitive_at(out)->sp().simulate(Args(in, nullptr, &origins), unused);
-    } catch (Error& e) {
-      e.attach_span(span_of(out));  // as regen gives an application's error (a type error under a new value)
-      throw;
-    }
+    const Sp& sp = primitive_at(out)->sp();
+    s.node->value = at_application(sp, span_of(out), [&] { return sp.simulate(Args(in, nullptr, &origins), unused); });
   }
 }
 
@@ -221,12 +218,9 @@ double SectionDag::log_density() const {
   for (const Step& s : leaves()) {
     const OutputNode* out = as_output(s.node);
     const TraceOrigins origins(out);
-    try {
-      sum += primitive_at(out)->sp().log_density(s.node->value, Args(inputs(s), nullptr, &origins));
-    } catch (Error& e) {
-      e.attach_span(span_of(out));
-      throw;
-    }
+    const Sp& sp = primitive_at(out)->sp();
+    sum += at_application(sp, span_of(out),
+                          [&] { return sp.log_density(s.node->value, Args(inputs(s), nullptr, &origins)); });
   }
   return sum;
 }
