@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What subsampled_mh's check of every node section before an [infer] costs (docs/inference.md, "Requirements"):
-# N node observations (normal (* w x) 1), written one directive each, then four programs: the load alone; the load
-# and one [infer] of no transition (one check); 100 pairs of a [predict 1] and such an [infer] (the predict moves
-# the trace's shape, so each [infer] checks again); R [infer]s of one transition with nothing between them (the
-# check is cached). Prints the wall time of each and the cost of one check.
+# N node observations (normal (* w x) 1), written one directive each, then five programs: the load alone; the load
+# and one [infer] of no transition (one check); 100 pairs of a [predict (* w 2)] and such an [infer] (each check
+# looks at the one new section); 100 triples of a labelled such predict, the [infer] and a [forget] of the predict
+# (forgetting nodes made before a check has the next check look at every section); R [infer]s of one transition
+# with nothing between them (the check is cached). Prints the wall time of each and the cost of one full check.
 # Usage: bench/section_check.sh [pprun=build/release/pprun] [N=20000] [R=300]
 # SPDX-License-Identifier: Apache-2.0
 set -euo pipefail
@@ -26,16 +27,22 @@ for _ in range(int(sys.argv[1])):
 PY
 check="[infer (subsampled_mh w all 100 0.01 'drift 0.05 0)]"
 { cat "$dir/load.vnt"; echo "$check"; } > "$dir/once.vnt"
-{ cat "$dir/load.vnt"; for _ in $(seq 100); do echo "[predict 1]"; echo "$check"; done; } > "$dir/again.vnt"
+{ cat "$dir/load.vnt"; for _ in $(seq 100); do echo "[predict (* w 2)]"; echo "$check"; done; } > "$dir/new.vnt"
+{
+  cat "$dir/load.vnt"
+  for i in $(seq 100); do echo "p$i: [predict (* w 2)]"; echo "$check"; echo "[forget p$i]"; done
+} > "$dir/again.vnt"
 { cat "$dir/load.vnt"; for _ in $(seq "$r"); do echo "[infer (subsampled_mh w all 100 0.01 'drift 0.05 1)]"; done; } \
   > "$dir/cached.vnt"
 
 load=$(seconds "$dir/load.vnt")
 once=$(seconds "$dir/once.vnt")
+new=$(seconds "$dir/new.vnt")
 again=$(seconds "$dir/again.vnt")
 cached=$(seconds "$dir/cached.vnt")
-awk -v n="$n" -v r="$r" -v load="$load" -v once="$once" -v again="$again" -v cached="$cached" 'BEGIN {
-  printf "N = %d node sections: load %.2f s, load + one check %.2f s, load + 100 x (predict, check) %.2f s", n, load,
-         once, again
-  printf " (%.1f ms a check, %.2f us a section), load + %d one-transition [infer]s %.2f s\n",
-         (again - load) / 100 * 1e3, (again - load) / 100 / n * 1e6, r, cached }'
+awk -v n="$n" -v r="$r" -v load="$load" -v once="$once" -v new="$new" -v again="$again" -v cached="$cached" 'BEGIN {
+  printf "N = %d node sections: load %.2f s, load + one check %.2f s, load + 100 x (predict, check) %.2f s,", n, load,
+         once, new
+  printf " load + 100 x (predict, check, forget) %.2f s (%.1f ms a full check, %.2f us a section),", again,
+         (again - new) / 100 * 1e3, (again - new) / 100 / n * 1e6
+  printf " load + %d one-transition [infer]s %.2f s\n", r, cached }'

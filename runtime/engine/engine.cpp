@@ -270,7 +270,7 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
                 e->span);
   }
   c->constrained = true;
-  trace_->touch_shape();
+  trace_->touch_observed(c);
   trace_->random_choices().erase(c);
   root->observation_root = true;
   trace_->observations()[root] = v;

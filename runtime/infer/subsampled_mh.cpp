@@ -57,13 +57,39 @@ void SubsampledState::refuse(const Trace& trace, const Node* border, std::string
   refusal_ = Refusal{trace.id(), border, trace.shape_epoch(), std::move(reason), local};
 }
 
-bool SubsampledState::sections_checked(const Trace& trace, const Node* border) const {
-  const uint64_t* epoch = sections_checked_.find(border);
-  return epoch != nullptr && *epoch == trace.shape_epoch();
+uint64_t SubsampledState::sections_to_check(const Trace& trace, const Node* border) const {
+  const Checked* c = sections_checked_.find(border);
+  if (c == nullptr || c->border != border->seq) return 0;
+  if (c->epoch == trace.shape_epoch()) return c->next_seq;
+  const auto events = trace.shape_log().since(c->epoch, trace.shape_epoch());
+  if (!events) return 0;
+  // What can change a section made before: an edge from or to one of its nodes (none is a constant, the border
+  // aside), its choices becoming observed, a procedure it applies (kOther). What a directive makes is new; its
+  // edges to the border are new sections, checked next.
+  auto keeps_old_sections = [&](const ShapeEvent& e) {
+    using K = ShapeEvent::Kind;
+    switch (e.kind) {
+      case K::kDirective:
+        return true;
+      case K::kAdd:
+      case K::kRemove:
+        if (e.parent == c->border) return e.child >= c->next_seq;
+        return e.parent_constant || e.parent >= c->next_seq;
+      case K::kObserved:
+        return e.parent >= c->next_seq;
+      case K::kOther:
+        return false;
+    }
+    return false;
+  };
+  for (const ShapeEvent& e : *events)
+    if (!keeps_old_sections(e)) return 0;
+  return c->next_seq;
 }
 
-void SubsampledState::note_sections_checked(const Trace& trace, Node* border) {
-  sections_checked_[border] = trace.shape_epoch();
+void SubsampledState::note_sections_checked(Trace& trace, Node* border) {
+  sections_checked_[border] = Checked{trace.shape_epoch(), trace.next_seq(), border->seq};
+  trace.shape_log().watch(trace.shape_epoch());
 }
 
 namespace {
@@ -96,6 +122,7 @@ SubsampledState& partitioned_state(Trace& trace) {
 
 uint64_t partitioned_mh_chain_hits(Trace& trace) { return partitioned_state(trace).chains().hits(); }
 const SubsampledStats& partitioned_mh_stats(Trace& trace) { return partitioned_state(trace).stats; }
+uint64_t sections_checked_before_infer(Trace& trace) { return partitioned_state(trace).sections_examined; }
 
 std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
                                              std::optional<double> drift_sigma) {
@@ -130,12 +157,11 @@ void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOpti
       Node* principals[] = {choice.principals[0]};
       BorderReach reach(info.border);
       check_structure(trace, build_scaffold(trace, principals, {}, info.border), reach, false);
-      // Once per shape of the trace: O(N) node sections, as one exact transition (a node deleted since moved it).
+      // Once per shape of the trace: O(N) node sections, as one exact transition (a node deleted since moved it);
+      // after directives that only add sections (a [predict] reading the parameter), the new ones.
       SubsampledState& memo = partitioned_state(trace);
-      if (!memo.sections_checked(trace, info.border)) {
-        check_every_section(trace, reach);
-        memo.note_sections_checked(trace, info.border);
-      }
+      memo.sections_examined += check_every_section(trace, reach, memo.sections_to_check(trace, info.border));
+      memo.note_sections_checked(trace, info.border);
     } catch (const NotPartitionable& np) {
       fail(s, choice, np.reason);
     }

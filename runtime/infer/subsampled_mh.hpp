@@ -55,10 +55,15 @@ class SubsampledState {
   void refuse(const Trace& trace, const Node* border, std::string reason, bool local = false);
   /// Whether the last refusal was of a local section that exact mh's partition regenerates by itself.
   bool refused_locally() const { return refusal_.local; }
-  /// Whether every node section of `border` passed check_every_section at the trace's current shape, so it would
-  /// again (kept by the trace's own state: check_subsampling asks it before each [infer]).
-  bool sections_checked(const Trace& trace, const Node* border) const;
-  void note_sections_checked(const Trace& trace, Node* border);
+  /// The node sections of `border` that check_every_section has still to look at, as the least Node::seq of their
+  /// roots: 0 for all of them. Sections that passed it keep passing while nothing since can have changed them: the
+  /// epoch has not moved, or only by a directive's new nodes, constants' edges and new sections of the border (a
+  /// [predict] or [sample] reading the parameter). Kept by the trace's own state: check_subsampling asks it before
+  /// each [infer].
+  uint64_t sections_to_check(const Trace& trace, const Node* border) const;
+  /// Every node section of `border` has passed check_every_section (Trace::shape_log then watches the epoch).
+  void note_sections_checked(Trace& trace, Node* border);
+  uint64_t sections_examined = 0;  // by check_every_section for check_subsampling, in all (tests, benchmarks)
   TQuantileCache& cache() { return cache_; }
   /// The stream that orders local sections, split once from the trace's stream: the trace's own draws
   /// per transition (block, proposal, u) are then exactly those of exact mh.
@@ -83,7 +88,12 @@ class SubsampledState {
   TQuantileCache cache_;
   ChainCache chains_;
   Refusal refusal_;
-  FlatPtrMap<Node, uint64_t> sections_checked_;  // border -> the shape epoch at which all its sections passed
+  struct Checked {
+    uint64_t epoch = 0;     // the shape epoch at which all the border's node sections passed
+    uint64_t next_seq = 0;  // Trace::next_seq then
+    uint64_t border = 0;    // the border's Node::seq
+  };
+  FlatPtrMap<Node, Checked> sections_checked_;
   std::optional<Rng> order_rng_;
 };
 
@@ -95,8 +105,9 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
 
 /// Throws the kInference error subsampled_mh_transition would give if the block (each block of the scope, for
 /// 'one' of a named scope) cannot be partitioned now, as far as that is known before drawing: the structure of
-/// the global section, the plates' inputs and the shape of one node section. Draws nothing; a no-op with
-/// opts.fallback_to_mh. The [infer] directive runs it before its first transition.
+/// the global section, the plates' inputs and the shape of every node section (those of the last check are not
+/// looked at again while they cannot have changed: SubsampledState::sections_to_check). Draws nothing; a no-op
+/// with opts.fallback_to_mh. The [infer] directive runs it before its first transition.
 void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts);
 
 /// Exact MH on a single principal node through its partitioned scaffold (all N local sections, no
@@ -109,5 +120,7 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
 uint64_t partitioned_mh_chain_hits(Trace& trace);
 /// What partitioned_mh_transition has done on `trace` (for tests: the sections it visited, refused attempts included).
 const SubsampledStats& partitioned_mh_stats(Trace& trace);
+/// How many node sections check_subsampling has looked at in this trace, in all (tests, benchmarks).
+uint64_t sections_checked_before_infer(Trace& trace);
 
 }  // namespace vnt

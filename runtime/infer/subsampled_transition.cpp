@@ -102,16 +102,20 @@ void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool 
   }
 }
 
-void check_every_section(Trace& t, BorderReach& reach) {
+size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from) {
   Node* border = reach.border();
+  // Children are appended as they are made: those made since `made_from` are the last ones.
+  size_t first = border->children.size();
+  while (first > border->plate_children && border->children[first - 1]->seq >= made_from) --first;
   FlatPtrSet<Node> found;  // roots of sections of several roots already checked
-  for (size_t i = border->plate_children; i < border->children.size(); ++i) {
+  for (size_t i = first; i < border->children.size(); ++i) {
     Node* child = border->children[i];
     if (found.contains(child)) continue;
     if (SectionChain chain; chain.match(t, reach, child)) continue;
     SectionGroup g = checked_section(t, reach, child, false);
     for (Node* r : g.roots) found.insert(r);
   }
+  return border->children.size() - first;
 }
 
 namespace {

@@ -26,10 +26,11 @@ struct NotPartitionable {
 /// would be read by every row. Node sections usually share one shape, so one of them is checked here; the others
 /// are checked as they are visited.
 void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool exact);
-/// Checks every node section of the border as check_structure checks one (a section left stale must be one that
-/// changes no structure and no scope when repaired: nothing but values read it then). O(N) node sections; [infer]
-/// runs it before its first transition.
-void check_every_section(Trace& t, BorderReach& reach);
+/// Checks every node section of the border whose root was made at or after Node::seq `made_from` (0: all of them)
+/// as check_structure checks one (a section left stale must be one that changes no structure and no scope when
+/// repaired: nothing but values read it then). O(N) node sections from 0; [infer] runs it before its first
+/// transition. Returns how many sections it looked at.
+size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from = 0);
 
 /// One transition of `choice` (one principal node) through the partitioned scaffold of info.border: Alg. 3, or
 /// with `exact` exact MH through every section in order (partitioned_mh_transition). Throws NotPartitionable and

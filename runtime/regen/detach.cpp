@@ -254,7 +254,7 @@ double Detach::unconstrain(Node* root) {
   double w = p->sp().log_density(out->value, args);
   p->sp().incorporate(out->value, args);
   c->constrained = false;
-  t_.touch_shape();
+  t_.touch_observed(c);
   t_.random_choices().insert(c);
   return w;
 }

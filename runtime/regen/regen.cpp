@@ -504,7 +504,7 @@ double Regen::constrain(Node* root) {
   double w = p->sp().log_density(out->value, args);
   p->sp().incorporate(out->value, args);
   c->constrained = true;
-  t_.touch_shape();
+  t_.touch_observed(c);
   t_.random_choices().erase(c);
   // Re-propagate the observed value along the lookups and procedure outputs up to the root.
   std::vector<Node*> chain;

@@ -95,7 +95,7 @@ void Trace::destroy_plate(PlateNode* plate) {
 }
 
 void Trace::remove_child(Node* parent, Node* child) {
-  ++shape_epoch_;
+  move_shape({ShapeEvent::Kind::kRemove, parent->kind == NodeKind::kConstant, parent->seq, child->seq});
   auto& c = parent->children;
   auto it = std::find(c.rbegin(), c.rend(), child);
   VNT_ASSERT(it != c.rend(), "child edge missing on removal");
@@ -146,7 +146,7 @@ Node* Trace::global(std::string_view name) const {
 }
 
 void Trace::begin_transaction(bool moves_shape) {
-  if (moves_shape) ++shape_epoch_;
+  if (moves_shape) move_shape({ShapeEvent::Kind::kDirective});
   if (transaction_depth_++ > 0) return;
   rng_at_begin_ = rng_;
   random_choices_.record(true);

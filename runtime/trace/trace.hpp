@@ -19,6 +19,7 @@
 #include "runtime/trace/node.hpp"
 #include "runtime/trace/samplable_set.hpp"
 #include "runtime/trace/scopes.hpp"
+#include "runtime/trace/shape_log.hpp"
 
 namespace vnt {
 
@@ -55,7 +56,7 @@ class Trace {
   size_t live_nodes() const { return live_nodes_; }
 
   void add_child(Node* parent, Node* child) {
-    ++shape_epoch_;
+    move_shape({ShapeEvent::Kind::kAdd, parent->kind == NodeKind::kConstant, parent->seq, child->seq});
     if (child->kind == NodeKind::kPlate) {
       // Plates come first, so the local sections of a border are numbered plate rows first, in O(#plates).
       parent->children.insert(parent->children.begin() + parent->plate_children++, child);
@@ -79,7 +80,14 @@ class Trace {
   /// procedures applications use (every directive and every kernel transition moves it). A shape cached across
   /// transitions (subsampled_mh's section chains) is valid while it has not moved, except by its owner.
   uint64_t shape_epoch() const { return shape_epoch_; }
-  uint64_t touch_shape() { return ++shape_epoch_; }
+  uint64_t touch_shape() { return move_shape({}); }
+  /// touch_shape for the choice c becoming observed, or no longer.
+  void touch_observed(const Node* c) { move_shape({ShapeEvent::Kind::kObserved, false, c->seq, 0}); }
+  /// What moved shape_epoch() since the first call to watch it (ShapeLog).
+  ShapeLog& shape_log() { return shape_log_; }
+  const ShapeLog& shape_log() const { return shape_log_; }
+  /// The Node::seq the next node made will have: nodes made from now on have this one or greater.
+  uint64_t next_seq() const { return next_seq_; }
   /// Set while a regen or a transition holds nodes it will come back to (its scaffold, its Db, the sections it has
   /// visited; see HoldNodes): a repair that would change the structure of the trace then throws DeferredRepair
   /// (runtime/regen/refresh.hpp) instead of removing nodes under it.
@@ -167,6 +175,10 @@ class Trace {
 
  private:
   void delete_node(Node* n);
+  uint64_t move_shape(const ShapeEvent& e) {
+    shape_log_.note(e);
+    return ++shape_epoch_;
+  }
 
   Rng rng_;
   const SpRegistry& builtins_;
@@ -194,6 +206,7 @@ class Trace {
   uint64_t next_seq_ = 0;  // Node::seq of the next node
   int transaction_depth_ = 0;
   uint64_t shape_epoch_ = 0;
+  ShapeLog shape_log_;
   uint64_t border_versions_ = 0;
   uint64_t border_generation_ = 0;
   uint64_t id_;

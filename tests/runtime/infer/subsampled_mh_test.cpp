@@ -1139,6 +1139,49 @@ TEST_CASE("a section of another shape after plain ones is refused before the fir
   }
 }
 
+// The check of every node section is made again after a directive only for what the directive can have changed:
+// reading the parameter ([predict], [sample], a new datum) adds sections of its own, checked alone; reading a node
+// of an old section, or forgetting one, has every section checked again. Without the second rule, the last
+// [predict] below would leave a block computed from w in an old section unchecked.
+TEST_CASE("after a directive, the check before an [infer] looks again only at sections the directive can change") {
+  Engine e(3);
+  std::string program =
+      "[assume w (scope_include 'w 0 (normal 0 1))] [assume h (lambda (x) (normal (* w x) 1))]"
+      "[assume m (* w 3)] [observe (normal m 1) 0.2]";
+  for (int i = 0; i < 20; ++i) program += fmt::format("[observe (h {}) {}]", 0.5 + 0.05 * i, 0.4 + 0.03 * i);
+  test::run(e, program);
+  const std::string infer = "[infer (subsampled_mh w all 2 0.45 'drift 0.3 2)]";
+  auto examined_by = [&](const std::string& directives) {
+    test::run(e, directives);
+    const uint64_t before = sections_checked_before_infer(e.trace());
+    test::run(e, infer);
+    return sections_checked_before_infer(e.trace()) - before;
+  };
+  CHECK(examined_by("") == 21);  // the 20 data and m
+  CHECK(examined_by("") == 0);
+  CHECK(examined_by("[predict (* w 2)]") == 1);
+  CHECK(examined_by("[sample (+ w 1)] [predict 1] [assume k 4]") == 0);
+  CHECK(examined_by("[observe (h 2) 1.1]") == 1);
+  CHECK(examined_by("p: [predict (+ m 1)]") == 23);  // reads m, in an old section
+  CHECK(examined_by("[forget p]") == 23);
+  const auto refused = [&](const std::string& directive) {
+    test::run(e, directive);
+    const std::string before = test::fingerprint_of(e);
+    try {
+      test::run(e, infer);
+      FAIL("expected an error");
+    } catch (const Error& err) {
+      CHECK(std::string(err.message()) ==
+            "subsampled_mh: cannot subsample scope 'w': a local section puts a random choice in a block computed "
+            "from the parameter (add 'fallback 'mh to use exact mh instead)");
+    }
+    CHECK(test::fingerprint_of(e) == before);
+    test::run(e, "[forget q]");
+  };
+  refused("q: [predict (scope_include 'q (round (* 10 w)) (normal 0 1))]");  // a new section, checked alone
+  refused("q: [predict (scope_include 'q (round (* 10 m)) (normal 0 1))]");  // an old section changed
+}
+
 TEST_CASE("a structural change in the global section is refused") {
   Engine e(1);
   test::run(e,

@@ -1,0 +1,63 @@
+// What moved a trace's shape epoch, kept while a cache asks for it: a cache keyed by the epoch can then tell the
+// moves that leave what it knows as it was from those that may not (subsampled_mh's check of every node section,
+// which a [predict] or [sample] that reads the parameter would otherwise have to make again in full).
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace vnt {
+
+/// One move of Trace::shape_epoch. Nodes are named by Node::seq, never by address: one may be deleted since.
+struct ShapeEvent {
+  enum class Kind : uint8_t {
+    kOther,      // nothing known: a procedure changed, a kernel moved it, ...
+    kDirective,  // a directive began (what it then changes moves the epoch by events of its own)
+    kAdd,        // the edge parent -> child was made
+    kRemove,     // the edge parent -> child was removed
+    kObserved,   // the choice `parent` became observed or no longer is
+  };
+  Kind kind = Kind::kOther;
+  bool parent_constant = false;  // kAdd, kRemove: a constant is in no one's downstream
+  uint64_t parent = 0;           // Node::seq
+  uint64_t child = 0;
+};
+
+/// The events of the epochs after the first watch() until it drops them (too many: a kernel's brush, say).
+class ShapeLog {
+ public:
+  /// Logs from `epoch` (the current one) on, unless it already does: earlier watchers keep their events.
+  void watch(uint64_t epoch) {
+    if (on_) return;
+    on_ = true;
+    from_ = epoch;
+    events_.clear();
+  }
+  /// The trace calls it at each move of its epoch.
+  void note(const ShapeEvent& e) {
+    if (!on_) return;
+    if (events_.size() == kMaxEvents) {
+      on_ = false;
+      events_ = {};
+      return;
+    }
+    events_.push_back(e);
+  }
+  /// The events that moved the epoch from `epoch` to `now`, if all were logged.
+  std::optional<std::span<const ShapeEvent>> since(uint64_t epoch, uint64_t now) const {
+    if (!on_ || epoch < from_ || now - from_ != events_.size()) return std::nullopt;
+    return std::span<const ShapeEvent>(events_).subspan(static_cast<size_t>(epoch - from_));
+  }
+
+ private:
+  static constexpr size_t kMaxEvents = size_t{1} << 13;
+  bool on_ = false;
+  uint64_t from_ = 0;  // events_[i] moved the epoch from from_ + i to from_ + i + 1
+  std::vector<ShapeEvent> events_;
+};
+
+}  // namespace vnt
