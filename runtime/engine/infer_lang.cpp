@@ -457,6 +457,7 @@ void run(Engine& engine, const InferOp& op) {
       }
       return;
     case InferOp::Kind::kSubsampled:
+      if (!op.sub_state->shares_chains()) op.sub_state->share_chains(kernel_chains(engine.trace(), op.block.scope));
       for (size_t i = 0; i < op.count; ++i) {
         check_interrupt(engine, op);
         TraceTransaction transition(engine.trace(), /*moves_shape=*/false);

@@ -124,6 +124,12 @@ uint64_t partitioned_mh_chain_hits(Trace& trace) { return partitioned_state(trac
 const SubsampledStats& partitioned_mh_stats(Trace& trace) { return partitioned_state(trace).stats; }
 uint64_t sections_checked_before_infer(Trace& trace) { return partitioned_state(trace).sections_examined; }
 
+std::shared_ptr<ChainCache> kernel_chains(Trace& trace, const std::string& scope) {
+  std::shared_ptr<ChainCache>& c = partitioned_state(trace).scope_chains[scope];
+  if (!c) c = std::make_shared<ChainCache>();
+  return c;
+}
+
 std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
                                              std::optional<double> drift_sigma) {
   if (choice.principals.size() != 1) return std::nullopt;

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,11 +66,15 @@ class SubsampledState {
   /// Every node section of `border` has passed check_every_section (Trace::shape_log then watches the epoch).
   void note_sections_checked(Trace& trace, Node* border);
   uint64_t sections_examined = 0;  // by check_every_section for check_subsampling, in all (tests, benchmarks)
+  std::map<std::string, std::shared_ptr<ChainCache>, std::less<>> scope_chains;  // kernel_chains, by scope
   TQuantileCache& cache() { return cache_; }
   /// The stream that orders local sections, split once from the trace's stream: the trace's own draws
   /// per transition (block, proposal, u) are then exactly those of exact mh.
   Rng& order_rng(Trace& trace);
-  ChainCache& chains() { return chains_; }
+  ChainCache& chains() { return shared_chains_ ? *shared_chains_ : chains_; }
+  /// Keeps the chains in `chains` from now on (kernel_chains: those of every [infer]'s kernel on one scope).
+  void share_chains(std::shared_ptr<ChainCache> chains) { shared_chains_ = std::move(chains); }
+  bool shares_chains() const { return shared_chains_ != nullptr; }
   SubsampledStats stats;
   bool fallback_reported = false;  // the fallback to exact mh is reported once per kernel
   /// Filled and emptied by each transition, kept allocated across them (growing them anew at every transition
@@ -87,6 +93,7 @@ class SubsampledState {
   };
   TQuantileCache cache_;
   ChainCache chains_;
+  std::shared_ptr<ChainCache> shared_chains_;
   Refusal refusal_;
   struct Checked {
     uint64_t epoch = 0;     // the shape epoch at which all the border's node sections passed
@@ -120,6 +127,9 @@ std::optional<bool> partitioned_mh_transition(Trace& trace, const BlockChoice& c
 uint64_t partitioned_mh_chain_hits(Trace& trace);
 /// What partitioned_mh_transition has done on `trace` (for tests: the sections it visited, refused attempts included).
 const SubsampledStats& partitioned_mh_stats(Trace& trace);
+/// The section chains of the subsampled_mh kernels on `scope` of `trace`, kept by the trace: each [infer] makes its
+/// kernels anew, and a program of one-transition [infer]s would otherwise match every section it visits again.
+std::shared_ptr<ChainCache> kernel_chains(Trace& trace, const std::string& scope);
 /// How many node sections check_subsampling has looked at in this trace, in all (tests, benchmarks).
 uint64_t sections_checked_before_infer(Trace& trace);
 

@@ -132,6 +132,27 @@ TEST_CASE("with eps = 0, subsampled_mh makes exactly the decisions of exact mh")
   CHECK(state.chains().hits() == 149u * 60u);
 }
 
+// Each [infer] makes its kernels anew: the chains they match are kept by the trace, per scope, so a program of
+// one-transition [infer]s does not match every section it visits again (about as much work as scoring it).
+TEST_CASE("the [infer]s of a program share the section chains their subsampled_mh kernels match on one scope") {
+  constexpr uint64_t kN = 30;
+  Engine e(2);
+  test::run(e, logistic_program(kN, 4));
+  const std::string infer = "[infer (subsampled_mh w all 100 0 'drift 0.3 1)]";  // every section, every transition
+  const std::shared_ptr<ChainCache> chains = kernel_chains(e.trace(), "w");
+  test::run(e, infer);
+  CHECK(chains->hits() == 0);
+  test::run(e, infer + infer);
+  CHECK(chains->hits() == 2 * kN);
+  test::run(e, "[infer (cycle ((subsampled_mh w all 10 0.1 'drift 0.3 1)) 3)]");  // another kernel on w
+  CHECK(chains->hits() > 2 * kN);
+  const uint64_t before = chains->hits();
+  test::run(e, "[predict (lookup w 0)]" + infer);  // a directive moved the trace's shape: nothing is trusted
+  CHECK(chains->hits() == before);
+  CHECK(kernel_chains(e.trace(), "w") == chains);
+  CHECK(kernel_chains(e.trace(), "v") != chains);
+}
+
 // Two programs whose local sections are neither plate rows nor chains (section_chain.hpp), so that
 // Transition::visit builds, detaches and regenerates each of them (the general path):
 // - the per-index mem of docs/inference.md: the section's root, the lookup of w in the body of the family
