@@ -16,6 +16,7 @@
 #include "runtime/infer/section_chain.hpp"
 #include "runtime/regen/section_dag.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
+#include "runtime/infer/subsampled_transition.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/walk.hpp"
 #include "tests/support/block_spec.hpp"
@@ -1201,6 +1202,72 @@ TEST_CASE("after a directive, the check before an [infer] looks again only at se
   };
   refused("q: [predict (scope_include 'q (round (* 10 w)) (normal 0 1))]");  // a new section, checked alone
   refused("q: [predict (scope_include 'q (round (* 10 m)) (normal 0 1))]");  // an old section changed
+}
+
+// The same rule against the check it saves, over random directives: before each [infer], check_subsampling (which
+// looks again only at what it must) refuses exactly when a check of every section from scratch does.
+TEST_CASE("over random directives, the check that looks again only where it must decides as a check from scratch") {
+  const std::vector<std::string> kinds{
+      "[predict (* w {})]",  // a new section
+      "[sample (+ w {})]",
+      "[observe (h {}) 0.4]",
+      "[predict (+ m{} 1)]",  // a read of an old section's node
+      "[predict (scope_include 'q (+ {} (round (* 10 w))) (normal 0 1))]",  // a new section the check refuses
+      "[predict (scope_include 'q (round (* 10 m{})) (normal 0 1))]",  // an old section it now refuses
+      "[assume m{} (* w 3)]",
+  };
+  for (uint64_t seed = 0; seed < 6; ++seed) {
+    CAPTURE(seed);
+    Engine e(seed);
+    std::string program = "[assume w (scope_include 'w 0 (normal 0 1))] [assume h (lambda (x) (normal (* w x) 1))]";
+    for (int i = 0; i < 3; ++i) program += fmt::format("[assume m{} (* w 3)] [observe (normal m{} 1) 0.2]", i, i);
+    for (int i = 0; i < 10; ++i) program += fmt::format("[observe (h {}) {}]", 0.5 + 0.05 * i, 0.4 + 0.03 * i);
+    test::run(e, program);
+    Rng pick(seed + 100);
+    int next_m = 3, next_label = 0, refusals = 0, infers = 0;
+    std::vector<std::string> labels, refused;  // refused: the predictions that make the check refuse
+    for (int step = 0; step < 120; ++step) {
+      CAPTURE(step);
+      const uint64_t kind = pick.below(kinds.size() + 3);
+      if (kind < kinds.size()) {
+        const uint64_t arg = kind == 6 ? static_cast<uint64_t>(next_m++) : pick.below(static_cast<uint64_t>(next_m));
+        const std::string label = fmt::format("d{}", next_label++);
+        const bool keeps = kind != 1 && kind != 6;
+        test::run(e, (keeps ? label + ": " : "") + fmt::vformat(kinds[kind], fmt::make_format_args(arg)));
+        if (keeps) (kind == 4 || kind == 5 ? refused : labels).push_back(label);
+      } else if (kind == kinds.size() && !labels.empty()) {
+        const size_t k = pick.below(labels.size());
+        test::run(e, fmt::format("[forget {}]", labels[k]));
+        labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        ++infers;
+        BorderInfo info = find_border(select_block(e.trace(), w_all(), false).principals[0]);
+        REQUIRE(info.border != nullptr);
+        BorderReach reach(info.border);
+        bool from_scratch = true;
+        try {
+          check_every_section(e.trace(), reach);
+        } catch (const NotPartitionable&) {
+          from_scratch = false;
+        }
+        bool cached = true;
+        try {
+          check_subsampling(e.trace(), w_all(), approximate(2, 0.3, 0.3));
+        } catch (const Error&) {
+          cached = false;
+        }
+        REQUIRE(cached == from_scratch);
+        REQUIRE(cached == refused.empty());
+        refusals += cached ? 0 : 1;
+        if (cached) test::run(e, "[infer (subsampled_mh w all 2 0.3 'drift 0.3 2)]");
+        for (const std::string& label : refused) test::run(e, fmt::format("[forget {}]", label));
+        refused.clear();
+      }
+    }
+    CHECK(infers > 10);
+    CHECK(refusals > 0);
+    CHECK(refusals < infers);
+  }
 }
 
 TEST_CASE("a structural change in the global section is refused") {
