@@ -102,14 +102,14 @@ std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old
       const bool last = i + 1 == n_;
       if (last) last_in = std::move(cur);  // kept: the leaf may ask for the log-odds of the last link's value
       cur = with_operand(as_output(link_[i]), arg_[i], last ? last_in : cur, [&](const Sp& sp, const Args& a) {
-        return at_application(sp, span_of(link_[i]), [&] { return sp.simulate(a, unused); });
+        return at_application(sp, link_[i], [&] { return sp.simulate(a, unused); });
       });
       if (keep) keep->push_back(cur);
     }
     ArgBuffer leaf(as_output(leaf_), leaf_arg_, &cur);
     if (n_ > 0) leaf.replacement_from(as_output(link_[n_ - 1]), arg_[n_ - 1], &last_in);
     const Sp& sp = leaf_sp->sp();
-    return at_application(sp, span_of(leaf_), [&] { return sp.log_density(leaf_->value, leaf.args(leaf_sp->aux())); });
+    return at_application(sp, leaf_, [&] { return sp.log_density(leaf_->value, leaf.args(leaf_sp->aux())); });
   };
   double fresh = 0;
   const size_t start = out.size();

@@ -12,18 +12,24 @@
 
 namespace vnt {
 
-/// Runs one step of an SP (simulate, log_density) at an application: SP errors get the application's span, and
-/// an allocation that fails (a huge size the SP did not reject) is the program's error there too (§7.5). Regen and
-/// the sections scored from values (chains, sections evaluated in place) locate errors alike.
+struct Node;
+
+/// Where the expression that made `n` is in the source (unknown for a node no expression made).
+SourceSpan span_of(const Node* n);
+
+/// Runs one step of an SP (simulate, log_density) at the application `at`: SP errors get its span, and an
+/// allocation that fails (a huge size the SP did not reject) is the program's error there too (§7.5). Regen and
+/// the sections scored from values (chains, sections evaluated in place) locate errors alike. The span is made only
+/// for an error: a copy holds its file, one atomic count more and less per step on the hot path.
 template <class F>
-auto at_application(const Sp& sp, const SourceSpan& span, F&& step) -> decltype(step()) {
+auto at_application(const Sp& sp, const Node* at, F&& step) -> decltype(step()) {
   try {
     return step();
   } catch (Error& e) {
-    e.attach_span(span);
+    e.attach_span(span_of(at));
     throw;
   } catch (const std::bad_alloc&) {
-    throw Error(ErrorKind::kDomain, fmt::format("{}: out of memory", sp.name()), span);
+    throw Error(ErrorKind::kDomain, fmt::format("{}: out of memory", sp.name()), span_of(at));
   }
 }
 

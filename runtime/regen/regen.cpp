@@ -294,9 +294,9 @@ double Regen::apply_psp(Node* n) {
       VNT_ASSERT(old != nullptr, "drift proposal without the old value");
       v = drift(*old, k->sigma, t_.rng());
     }
-    w += at_application(sp, span_of(out), [&] { return sp.log_density(v, args); });
+    w += at_application(sp, out, [&] { return sp.log_density(v, args); });
   } else {
-    v = at_application(sp, span_of(out), [&] { return sp.simulate(args, t_.rng()); });
+    v = at_application(sp, out, [&] { return sp.simulate(args, t_.rng()); });
   }
   out->value = std::move(v);
   sp.incorporate(out->value, args);

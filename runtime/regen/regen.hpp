@@ -17,9 +17,6 @@ namespace vnt {
 struct Expr;
 class Trace;
 
-/// Where the expression that made `n` is in the source (unknown for a node no expression made).
-SourceSpan span_of(const Node* n);
-
 /// The frame an error raised inside a compound procedure's body gets for its call site `site`:
 /// "in call to 'f' at file:line:col".
 std::string call_frame(const Expr* site);

@@ -209,7 +209,7 @@ void SectionDag::evaluate() const {
     const OutputNode* out = as_output(s.node);
     const TraceOrigins origins(out);
     const Sp& sp = primitive_at(out)->sp();
-    s.node->value = at_application(sp, span_of(out), [&] { return sp.simulate(Args(in, nullptr, &origins), unused); });
+    s.node->value = at_application(sp, out, [&] { return sp.simulate(Args(in, nullptr, &origins), unused); });
   }
 }
 
@@ -219,7 +219,7 @@ double SectionDag::log_density() const {
     const OutputNode* out = as_output(s.node);
     const TraceOrigins origins(out);
     const Sp& sp = primitive_at(out)->sp();
-    sum += at_application(sp, span_of(out),
+    sum += at_application(sp, out,
                           [&] { return sp.log_density(s.node->value, Args(inputs(s), nullptr, &origins)); });
   }
   return sum;
