@@ -24,7 +24,7 @@ struct NotPartitionable {
 /// stream as exact mh would find it. A plate's rows are local sections only if the border is the one input the
 /// proposal changes: an input in the global section, or computed from the border (a local section of its own),
 /// would be read by every row. Node sections usually share one shape, so one of them is checked here; the others
-/// are checked as they are visited.
+/// by check_every_section before an [infer], and as they are visited.
 void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool exact);
 /// Checks every node section of the border whose root was made at or after Node::seq `made_from` (0: all of them)
 /// as check_structure checks one (a section left stale must be one that changes no structure and no scope when
