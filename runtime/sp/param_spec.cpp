@@ -25,17 +25,4 @@ std::string_view domain_requirement(Domain d, double x) {
   return domain_requirement(d);
 }
 
-bool in_domain(Domain d, double x) {
-  if (!std::isfinite(x)) return false;
-  switch (d) {
-    case Domain::kReal: return true;
-    case Domain::kPositive: return x > 0;
-    case Domain::kNonNegative: return x >= 0;
-    case Domain::kProbability: return x >= 0 && x <= 1;
-    case Domain::kPositiveInteger: return x >= 1 && x == std::floor(x);
-    case Domain::kNonNegativeInteger: return x >= 0 && x == std::floor(x);
-  }
-  return false;
-}
-
 }  // namespace vnt

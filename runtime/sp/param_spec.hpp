@@ -22,7 +22,19 @@ std::string_view domain_requirement(Domain d);
 /// What `x`, outside domain `d`, fails: domain_requirement(d), except "must be finite" for an infinity whose sign
 /// the domain accepts (inf is not "must be positive" for a positive parameter).
 std::string_view domain_requirement(Domain d, double x);
-bool in_domain(Domain d, double x);
+/// Inline: every log density checks its parameters with it, and a distribution's domains are constants there.
+inline bool in_domain(Domain d, double x) {
+  if (!std::isfinite(x)) return false;
+  switch (d) {
+    case Domain::kReal: return true;
+    case Domain::kPositive: return x > 0;
+    case Domain::kNonNegative: return x >= 0;
+    case Domain::kProbability: return x >= 0 && x <= 1;
+    case Domain::kPositiveInteger: return x >= 1 && x == std::floor(x);
+    case Domain::kNonNegativeInteger: return x >= 0 && x == std::floor(x);
+  }
+  return false;
+}
 
 struct ParamSpec {
   std::string_view name;
