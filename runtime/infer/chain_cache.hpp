@@ -20,9 +20,11 @@ struct Node;
 
 class ChainCache {
  public:
-  /// Starts a transition on `trace`: chains cached before are forgotten if the trace's shape moved since this
-  /// cache's last transition ended (Trace::shape_epoch), or if it is another trace.
-  void begin(const Trace& trace);
+  /// Starts a transition on `trace` through the sections of `border`: chains cached before are forgotten if the
+  /// trace's shape moved since this cache's last transition ended (Trace::shape_epoch) in a way that can change
+  /// them (ShapeLog::kept_old: directives that only add nodes, as a [predict] or a [sample] reading a border does,
+  /// change none), or if it is another trace.
+  void begin(const Trace& trace, const Node* border);
   /// Ends a transition. If it changed a value that is a procedure (`procedures`), it moves the shape epoch:
   /// other kernels' chains may apply that procedure. Other values leave every chain valid. If the epoch moved
   /// during the transition (a stale section repaired, say), its own chains are not trusted either.
@@ -51,7 +53,10 @@ class ChainCache {
     SectionChain chain;
   };
   uint64_t trace_ = 0;
-  uint64_t epoch_ = 0;   // the trace's shape epoch when this cache's last transition ended
+  bool trusted_ = false;  // whether the last transition ended with the epoch it began with
+  uint64_t epoch_ = 0;    // the trace's shape epoch when this cache's last transition ended
+  uint64_t made_from_ = 0;  // Trace::next_seq then: nodes made since are in no cached section
+  std::vector<uint64_t> borders_;  // the borders (Node::seq) of the sections cached in this window
   uint64_t window_ = 0;  // the epoch at which the current run of trusted transitions began
   uint64_t start_ = 0;   // the epoch when the current transition began
   mutable uint64_t hits_ = 0;

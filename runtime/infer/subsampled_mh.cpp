@@ -61,30 +61,9 @@ uint64_t SubsampledState::sections_to_check(const Trace& trace, const Node* bord
   const Checked* c = sections_checked_.find(border);
   if (c == nullptr || c->border != border->seq) return 0;
   if (c->epoch == trace.shape_epoch()) return c->next_seq;
-  const auto events = trace.shape_log().since(c->epoch, trace.shape_epoch());
-  if (!events) return 0;
-  // What can change a section made before: an edge from or to one of its nodes (none is a constant, the border
-  // aside), its choices becoming observed, a procedure it applies (kOther). What a directive makes is new; its
-  // edges to the border are new sections, checked next.
-  auto keeps_old_sections = [&](const ShapeEvent& e) {
-    using K = ShapeEvent::Kind;
-    switch (e.kind) {
-      case K::kDirective:
-        return true;
-      case K::kAdd:
-      case K::kRemove:
-        if (e.parent == c->border) return e.child >= c->next_seq;
-        return e.parent_constant || e.parent >= c->next_seq;
-      case K::kObserved:
-        return e.parent >= c->next_seq;
-      case K::kOther:
-        return false;
-    }
-    return false;
-  };
-  for (const ShapeEvent& e : *events)
-    if (!keeps_old_sections(e)) return 0;
-  return c->next_seq;
+  // What a directive makes is new; its edges to the border are new sections, checked next.
+  const uint64_t border_seq[] = {c->border};
+  return trace.shape_log().kept_old(c->epoch, trace.shape_epoch(), c->next_seq, border_seq) ? c->next_seq : 0;
 }
 
 void SubsampledState::note_sections_checked(Trace& trace, Node* border) {

@@ -618,9 +618,11 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     ChainCache& cache;
     const bool& procedures;
     int exceptions = std::uncaught_exceptions();
-    Window(Trace& tr, ChainCache& c, const bool& p) : t(tr), cache(c), procedures(p) { cache.begin(t); }
+    Window(Trace& tr, ChainCache& c, const bool& p, const Node* border) : t(tr), cache(c), procedures(p) {
+      cache.begin(t, border);
+    }
     ~Window() { cache.end(t, procedures || std::uncaught_exceptions() > exceptions); }
-  } window(t_, st_.chains(), procedures_);
+  } window(t_, st_.chains(), procedures_, info.border);
   border_ = info.border;
   reach_ = BorderReach(border_);
   const size_t n = info.n;

@@ -4,10 +4,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace vnt {
@@ -51,6 +53,38 @@ class ShapeLog {
   std::optional<std::span<const ShapeEvent>> since(uint64_t epoch, uint64_t now) const {
     if (!on_ || epoch < from_ || now - from_ != events_.size()) return std::nullopt;
     return std::span<const ShapeEvent>(events_).subspan(static_cast<size_t>(epoch - from_));
+  }
+  /// Whether the moves of the epoch from `epoch` to `now` all left the nodes made before Node::seq `made_from` as
+  /// they were, but for new children of the nodes `borders`: no edge from or to one of them that is still there (a
+  /// [sample] of a section's value links a node to it and removes it), no choice of theirs observed or no longer,
+  /// no procedure changed (kOther). A directive begins, constants gain and lose children and nodes made since are
+  /// linked as it likes. False if the moves were not all logged.
+  bool kept_old(uint64_t epoch, uint64_t now, uint64_t made_from, std::span<const uint64_t> borders) const {
+    const auto events = since(epoch, now);
+    if (!events) return false;
+    auto is_border = [&](uint64_t seq) {
+      for (uint64_t b : borders)
+        if (b == seq) return true;
+      return false;
+    };
+    using K = ShapeEvent::Kind;
+    std::vector<std::pair<uint64_t, uint64_t>> open;  // edges made from an old node to a new one, not yet removed
+    for (const ShapeEvent& e : *events) {
+      const bool edge = e.kind == K::kAdd || e.kind == K::kRemove;
+      if (e.kind == K::kDirective || (e.kind == K::kObserved && e.parent >= made_from) ||
+          (edge && (e.parent >= made_from || (is_border(e.parent) ? e.child >= made_from : e.parent_constant))))
+        continue;
+      if (!edge || e.child < made_from) return false;
+      const std::pair<uint64_t, uint64_t> pe{e.parent, e.child};
+      if (e.kind == K::kAdd) {
+        open.push_back(pe);
+        continue;
+      }
+      const auto it = std::find(open.begin(), open.end(), pe);
+      if (it == open.end()) return false;
+      open.erase(it);
+    }
+    return open.empty();
   }
 
  private:

@@ -1,6 +1,6 @@
 // ChainCache: chains stay trusted across a kernel's own transitions and are forgotten once anything else has
-// moved the trace's shape epoch (another kernel's transition moves it only if it changed a procedure), or when
-// the cache is used on another trace.
+// moved the trace's shape epoch in a way that can change them (another kernel's transition moves it only if it
+// changed a procedure; a directive that only adds nodes changes none), or when the cache is used on another trace.
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
@@ -16,45 +16,52 @@ namespace {
 
 TEST_CASE("a chain cache trusts its own transitions only") {
   Engine a(1), b(1);
-  test::run(a, "[assume x (normal 0 1)]");
+  test::run(a, "[assume x (normal 0 1)] [assume w (normal 0 1)]");
   test::run(b, "[assume x (normal 0 1)]");
   Node* key = a.directives().front().root;
+  const Node* border = a.directives()[1].root;  // the transitions' border: its new children are new sections
   ChainCache cache;
-  cache.begin(a.trace());
+  cache.begin(a.trace(), border);
   CHECK(cache.find(key) == nullptr);
   cache.put(key, SectionChain{});
   CHECK(cache.find(key) != nullptr);
   cache.end(a.trace(), false);
 
-  cache.begin(a.trace());  // nothing else ran: still trusted
+  cache.begin(a.trace(), border);  // nothing else ran: still trusted
   CHECK(cache.find(key) != nullptr);
   cache.end(a.trace(), false);
 
   a.trace().touch_shape();  // anything else (a directive, another kernel) moves the epoch
-  cache.begin(a.trace());
+  cache.begin(a.trace(), border);
   CHECK(cache.find(key) == nullptr);
   cache.put(key, SectionChain{});  // re-matched in the new window
   cache.end(a.trace(), false);
-  cache.begin(a.trace());
+  cache.begin(a.trace(), border);
   CHECK(cache.find(key) != nullptr);
   cache.end(a.trace(), false);
 
   // A transition that changed a procedure moves the epoch: its own chains stay trusted, other caches' do not.
   ChainCache other;
-  other.begin(a.trace());
+  other.begin(a.trace(), border);
   other.put(key, SectionChain{});
   other.end(a.trace(), false);
-  cache.begin(a.trace());
+  cache.begin(a.trace(), border);
   cache.end(a.trace(), true);
-  cache.begin(a.trace());
+  cache.begin(a.trace(), border);
   CHECK(cache.find(key) != nullptr);
   cache.end(a.trace(), false);
-  other.begin(a.trace());
+  other.begin(a.trace(), border);
   CHECK(other.find(key) == nullptr);
   other.end(a.trace(), false);
 
-  test::run(a, "[assume y (normal x 1)]");  // a directive adds nodes and edges
-  cache.begin(a.trace());
+  // Directives that only add nodes, to constants and to the border, leave every cached section as it was.
+  test::run(a, "[predict (+ w 1)] [sample (* 2 w)] [predict 1] [assume v (normal 0 1)]");
+  cache.begin(a.trace(), border);
+  CHECK(cache.find(key) != nullptr);
+  cache.end(a.trace(), false);
+
+  test::run(a, "[assume y (normal x 1)]");  // a directive adds an edge from a node made before
+  cache.begin(a.trace(), border);
   CHECK(cache.find(key) == nullptr);
   cache.put(key, SectionChain{});
   cache.end(a.trace(), false);
@@ -62,7 +69,7 @@ TEST_CASE("a chain cache trusts its own transitions only") {
   // Another trace, even at an epoch that happens to match, never sees the first one's entries.
   while (b.trace().shape_epoch() < a.trace().shape_epoch()) b.trace().touch_shape();
   CHECK(b.trace().shape_epoch() == a.trace().shape_epoch());
-  cache.begin(b.trace());
+  cache.begin(b.trace(), b.directives().front().root);
   CHECK(cache.find(key) == nullptr);
   cache.end(b.trace(), false);
 }
@@ -74,7 +81,7 @@ TEST_CASE("a chain cache also remembers the sections that are not chains, by eac
   Node* y = a.directives()[1].root;
   Node* z = a.directives()[2].root;
   ChainCache cache;
-  cache.begin(a.trace());
+  cache.begin(a.trace(), x);
   CHECK(cache.section(y) == nullptr);
   cache.put_section(std::make_shared<const SectionDag>(std::vector<Node*>{y, z}));
   REQUIRE(cache.section(z) != nullptr);
@@ -83,7 +90,7 @@ TEST_CASE("a chain cache also remembers the sections that are not chains, by eac
   CHECK(cache.find(y) == nullptr);  // a section is not a chain: not a hit
   cache.end(a.trace(), false);
   a.trace().touch_shape();  // sections are forgotten with the chains
-  cache.begin(a.trace());
+  cache.begin(a.trace(), x);
   CHECK(cache.section(y) == nullptr);
   cache.put(x, SectionChain{});
   CHECK(cache.find(x) != nullptr);

@@ -134,7 +134,8 @@ TEST_CASE("with eps = 0, subsampled_mh makes exactly the decisions of exact mh")
 }
 
 // Each [infer] makes its kernels anew: the chains they match are kept by the trace, per scope, so a program of
-// one-transition [infer]s does not match every section it visits again (about as much work as scoring it).
+// one-transition [infer]s does not match every section it visits again (about as much work as scoring it), nor
+// after directives that only add nodes (ShapeLog::kept_old).
 TEST_CASE("the [infer]s of a program share the section chains their subsampled_mh kernels match on one scope") {
   constexpr uint64_t kN = 30;
   Engine e(2);
@@ -147,8 +148,11 @@ TEST_CASE("the [infer]s of a program share the section chains their subsampled_m
   CHECK(chains->hits() == 2 * kN);
   test::run(e, "[infer (cycle ((subsampled_mh w all 10 0.1 'drift 0.3 1)) 3)]");  // another kernel on w
   CHECK(chains->hits() > 2 * kN);
-  const uint64_t before = chains->hits();
-  test::run(e, "[predict (lookup w 0)]" + infer);  // a directive moved the trace's shape: nothing is trusted
+  uint64_t before = chains->hits();
+  test::run(e, "p: [predict (lookup w 0)] [sample (lookup w 1)]" + infer);  // only new nodes: the chains stand
+  CHECK(chains->hits() == before + kN);
+  before = chains->hits();
+  test::run(e, "[forget p]" + infer);  // nodes made before are gone: nothing is trusted
   CHECK(chains->hits() == before);
   CHECK(kernel_chains(e.trace(), "w") == chains);
   CHECK(kernel_chains(e.trace(), "v") != chains);
@@ -955,6 +959,63 @@ TEST_CASE("random interleavings of kernels and directives on sections of every k
 // a value computed from w, so the lookup of w under it roots another branch that reaches the same link. The chain
 // matched anyway, scored the link with the procedure of the old w and committed its value. Neither branch is a
 // chain; the two are one section, and subsampled_mh at eps 0 decides as exact mh.
+// Chains kept across directives that only add nodes (ChainCache::begin, ShapeLog::kept_old) make the decisions of
+// chains matched afresh at every transition: two engines in lockstep over random directives and approximate moves
+// (so stale sections, read and repaired by the directives), one of them with a new cache before each transition.
+TEST_CASE("chains kept across directives that only add nodes decide as chains matched afresh") {
+  Engine kept(4), fresh(4);
+  auto both = [&](const std::string& directives) {
+    test::run(kept, directives);
+    test::run(fresh, directives);
+  };
+  both("[assume w (scope_include 'w 0 (gamma 4 2))]");
+  Rng pick(5);
+  int next = 0;
+  std::vector<int> live;
+  auto add = [&] {
+    const int i = next++;
+    const double y = 0.5 + 0.05 * (i % 13);
+    switch (i % 3) {
+      case 0: both(fmt::format("[assume m{0} (* w 0.3)] o{0}: [observe (normal m{0} 1) {1}]", i, y)); break;
+      case 1: both(fmt::format("[assume m{0} (sqrt w)] o{0}: [observe (normal (* m{0} 2) 1) {1}]", i, y)); break;
+      default: both(fmt::format("o{0}: [observe (normal (* w {1}) 1) {1}] [assume m{0} 0]", i, y));  // a chain
+    }
+    live.push_back(i);
+  };
+  for (int i = 0; i < 30; ++i) add();
+  const SubsampledOptions so = approximate(2, 0.3, 0.5);
+  SubsampledState on_kept, on_fresh;
+  int transitions = 0;
+  for (int step = 0; step < 300; ++step) {
+    CAPTURE(step);
+    switch (const uint64_t r = pick.below(10); r == 6 && pick.below(3) > 0 ? 0 : r) {  // forgets are rarer
+      case 0:
+      case 1:
+      case 2:
+        on_fresh.share_chains(std::make_shared<ChainCache>());
+        REQUIRE(subsampled_mh_transition(kept.trace(), w_all(), so, on_kept) ==
+                subsampled_mh_transition(fresh.trace(), w_all(), so, on_fresh));
+        ++transitions;
+        break;
+      case 3: both(fmt::format("[predict (* w {})] [sample (+ w 1)]", step)); break;
+      case 4: both(fmt::format("[sample m{}]", live[pick.below(live.size())])); break;  // repairs a stale one
+      case 5: add(); break;
+      case 6: {
+        const size_t k = pick.below(live.size());
+        both(fmt::format("[forget o{0}] [forget m{0}]", live[k]));
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+        break;
+      }
+      default: both("[predict 1]");
+    }
+  }
+  CHECK(transitions > 80);
+  CHECK(test::fingerprint_of(kept) == test::fingerprint_of(fresh));
+  CHECK(on_kept.stats.stale_repairs > 100);
+  CHECK(on_kept.chains().hits() > 10);  // 22: windows end at forgets (11 when a [sample m] ended them too)
+  CHECK(on_fresh.chains().hits() == 0);
+}
+
 TEST_CASE("a section whose link applies a procedure computed from the border is not a chain") {
   const std::string program =
       "[assume w (scope_include 'w 0 (normal 0 1))] [assume fs (list exp sin)]"
