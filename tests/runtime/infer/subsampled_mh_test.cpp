@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -892,6 +893,30 @@ TEST_CASE("a stale-section repair moves the shape epoch only if a value it recom
   }
 }
 
+/// The data of the random-interleaving tests: datum i is a value m<i> and its observation o<i>, written by
+/// text(i, y) and run by `run` on the engines in use; added and forgotten at random.
+struct RandomData {
+  RandomData(std::function<std::string(int, double)> t, std::function<void(const std::string&)> r)
+      : text(std::move(t)), run(std::move(r)) {}
+
+  std::function<std::string(int, double)> text;
+  std::function<void(const std::string&)> run;
+  int next = 0;
+  std::vector<int> live;
+
+  void add() {
+    const int i = next++;
+    run(text(i, 0.5 + 0.05 * (i % 13)));
+    live.push_back(i);
+  }
+  int any(Rng& pick) const { return live[pick.below(live.size())]; }
+  void forget_any(Rng& pick) {  // its observation, then the value it read
+    const size_t k = pick.below(live.size());
+    run(fmt::format("[forget o{0}] [forget m{0}]", live[k]));
+    live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+};
+
 // Sections of three kinds under one border (several roots, chains, and a procedure chosen by w), moved by
 // approximate and exact kernels while directives read stale values, add data and forget data in between: every
 // value read is fresh, and a full refresh at the end finds every node consistent.
@@ -902,19 +927,15 @@ TEST_CASE("random interleavings of kernels and directives on sections of every k
   auto observe = [](int i, const char* head, double y) {  // o<i>: an observation of m<i>, or of (m<i> 0.5)
     return fmt::format("o{0}: [observe (normal {1}{0}{2} 1) {3}]", i, head, head[0] == '(' ? " 0.5)" : "", y);
   };
-  int next = 0;
-  std::vector<int> live;
-  auto add = [&] {
-    const int i = next++;
-    const double y = 0.5 + 0.05 * (i % 13);
+  auto text = [&](int i, double y) {
     switch (i % 3) {
-      case 0: test::run(e, fmt::format("[assume m{0} (sqrt (- (* 2 w) w))] {1}", i, observe(i, "m", y))); break;
-      case 1: test::run(e, fmt::format("[assume m{0} (* w 0.3)] {1}", i, observe(i, "m", y))); break;
-      default: test::run(e, fmt::format("[assume m{0} (lookup fs (floor (/ w 2)))] {1}", i, observe(i, "(m", y)));
+      case 0: return fmt::format("[assume m{0} (sqrt (- (* 2 w) w))] {1}", i, observe(i, "m", y));
+      case 1: return fmt::format("[assume m{0} (* w 0.3)] {1}", i, observe(i, "m", y));
+      default: return fmt::format("[assume m{0} (lookup fs (floor (/ w 2)))] {1}", i, observe(i, "(m", y));
     }
-    live.push_back(i);
   };
-  for (int i = 0; i < 45; ++i) add();
+  RandomData data(text, [&](const std::string& d) { test::run(e, d); });
+  for (int i = 0; i < 45; ++i) data.add();
   const SubsampledOptions so = approximate(2, 0.3, 0.5);
   SubsampledState state;
   MhOptions exact;
@@ -928,7 +949,7 @@ TEST_CASE("random interleavings of kernels and directives on sections of every k
       case 2: subsampled_mh_transition(e.trace(), w_all(), so, state); break;
       case 3: mh_transition(e.trace(), w_all(), exact); break;
       case 4: {  // a read of a random section's value
-        const int i = live[pick.below(live.size())];
+        const int i = data.any(pick);
         const double w = std::get<double>(e.report("w"));
         if (i % 3 == 0) CHECK(test::sample_number(e, fmt::format("m{}", i)) == doctest::Approx(std::sqrt(w)));
         if (i % 3 == 1) CHECK(test::sample_number(e, fmt::format("m{}", i)) == doctest::Approx(0.3 * w));
@@ -939,13 +960,10 @@ TEST_CASE("random interleavings of kernels and directives on sections of every k
         break;
       }
       default:
-        if (pick.below(2) == 0 || live.size() < 20) {
-          add();
-        } else {  // forget a datum: its observation, then the value it read
-          const size_t k = pick.below(live.size());
-          test::run(e, fmt::format("[forget o{0}] [forget m{0}]", live[k]));
-          live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
-        }
+        if (pick.below(2) == 0 || data.live.size() < 20)
+          data.add();
+        else
+          data.forget_any(pick);
     }
   }
   CHECK(reads > 30);
@@ -955,10 +973,6 @@ TEST_CASE("random interleavings of kernels and directives on sections of every k
   CHECK(test::inconsistent_nodes(e) == 0);
 }
 
-// The operator of a link is read like its operands: here the procedure that each datum's link applies is chosen by
-// a value computed from w, so the lookup of w under it roots another branch that reaches the same link. The chain
-// matched anyway, scored the link with the procedure of the old w and committed its value. Neither branch is a
-// chain; the two are one section, and subsampled_mh at eps 0 decides as exact mh.
 // Chains kept across directives that only add nodes (ChainCache::begin, ShapeLog::kept_old) make the decisions of
 // chains matched afresh at every transition: two engines in lockstep over random directives and approximate moves
 // (so stale sections, read and repaired by the directives), one of them with a new cache before each transition.
@@ -970,19 +984,15 @@ TEST_CASE("chains kept across directives that only add nodes decide as chains ma
   };
   both("[assume w (scope_include 'w 0 (gamma 4 2))]");
   Rng pick(5);
-  int next = 0;
-  std::vector<int> live;
-  auto add = [&] {
-    const int i = next++;
-    const double y = 0.5 + 0.05 * (i % 13);
+  auto text = [](int i, double y) {
     switch (i % 3) {
-      case 0: both(fmt::format("[assume m{0} (* w 0.3)] o{0}: [observe (normal m{0} 1) {1}]", i, y)); break;
-      case 1: both(fmt::format("[assume m{0} (sqrt w)] o{0}: [observe (normal (* m{0} 2) 1) {1}]", i, y)); break;
-      default: both(fmt::format("o{0}: [observe (normal (* w {1}) 1) {1}] [assume m{0} 0]", i, y));  // a chain
+      case 0: return fmt::format("[assume m{0} (* w 0.3)] o{0}: [observe (normal m{0} 1) {1}]", i, y);
+      case 1: return fmt::format("[assume m{0} (sqrt w)] o{0}: [observe (normal (* m{0} 2) 1) {1}]", i, y);
+      default: return fmt::format("o{0}: [observe (normal (* w {1}) 1) {1}] [assume m{0} 0]", i, y);  // a chain
     }
-    live.push_back(i);
   };
-  for (int i = 0; i < 30; ++i) add();
+  RandomData data(text, both);
+  for (int i = 0; i < 30; ++i) data.add();
   const SubsampledOptions so = approximate(2, 0.3, 0.5);
   SubsampledState on_kept, on_fresh;
   int transitions = 0;
@@ -998,14 +1008,9 @@ TEST_CASE("chains kept across directives that only add nodes decide as chains ma
         ++transitions;
         break;
       case 3: both(fmt::format("[predict (* w {})] [sample (+ w 1)]", step)); break;
-      case 4: both(fmt::format("[sample m{}]", live[pick.below(live.size())])); break;  // repairs a stale one
-      case 5: add(); break;
-      case 6: {
-        const size_t k = pick.below(live.size());
-        both(fmt::format("[forget o{0}] [forget m{0}]", live[k]));
-        live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
-        break;
-      }
+      case 4: both(fmt::format("[sample m{}]", data.any(pick))); break;  // repairs a stale one
+      case 5: data.add(); break;
+      case 6: data.forget_any(pick); break;
       default: both("[predict 1]");
     }
   }
@@ -1016,6 +1021,10 @@ TEST_CASE("chains kept across directives that only add nodes decide as chains ma
   CHECK(on_fresh.chains().hits() == 0);
 }
 
+// The operator of a link is read like its operands: here the procedure that each datum's link applies is chosen by
+// a value computed from w, so the lookup of w under it roots another branch that reaches the same link. The chain
+// matched anyway, scored the link with the procedure of the old w and committed its value. Neither branch is a
+// chain; the two are one section, and subsampled_mh at eps 0 decides as exact mh.
 TEST_CASE("a section whose link applies a procedure computed from the border is not a chain") {
   const std::string program =
       "[assume w (scope_include 'w 0 (normal 0 1))] [assume fs (list exp sin)]"
