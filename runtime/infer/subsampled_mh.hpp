@@ -62,10 +62,11 @@ class SubsampledState {
   /// epoch has not moved, or only by a directive's new nodes, constants' edges and new sections of the border (a
   /// [predict] or [sample] reading the parameter). Kept by the trace's own state: check_subsampling asks it before
   /// each [infer].
-  uint64_t sections_to_check(const Trace& trace, const Node* border) const;
+  /// `scopes_only`: the same for check_every_section with scopes_only (kept apart).
+  uint64_t sections_to_check(const Trace& trace, const Node* border, bool scopes_only = false) const;
   /// Every node section of `border` has passed check_every_section (Trace::shape_log then watches the epoch).
-  void note_sections_checked(Trace& trace, Node* border);
-  uint64_t sections_examined = 0;  // by check_every_section for check_subsampling, in all (tests, benchmarks)
+  void note_sections_checked(Trace& trace, Node* border, bool scopes_only = false);
+  uint64_t sections_examined = 0;  // by check_every_section through this memo, in all (tests, benchmarks)
   std::map<std::string, std::shared_ptr<ChainCache>, std::less<>> scope_chains;  // kernel_chains, by scope
   TQuantileCache& cache() { return cache_; }
   /// The stream that orders local sections, split once from the trace's stream: the trace's own draws
@@ -100,7 +101,7 @@ class SubsampledState {
     uint64_t next_seq = 0;  // Trace::next_seq then
     uint64_t border = 0;    // the border's Node::seq
   };
-  FlatPtrMap<Node, Checked> sections_checked_;
+  FlatPtrMap<Node, Checked> sections_checked_[2];  // [scopes_only]
   std::optional<Rng> order_rng_;
 };
 
@@ -130,7 +131,8 @@ const SubsampledStats& partitioned_mh_stats(Trace& trace);
 /// The section chains of the subsampled_mh kernels on `scope` of `trace`, kept by the trace: each [infer] makes its
 /// kernels anew, and a program of one-transition [infer]s would otherwise match every section it visits again.
 std::shared_ptr<ChainCache> kernel_chains(Trace& trace, const std::string& scope);
-/// How many node sections check_subsampling has looked at in this trace, in all (tests, benchmarks).
-uint64_t sections_checked_before_infer(Trace& trace);
+/// How many node sections check_every_section has looked at in this trace, in all: before [infer]s
+/// (check_subsampling) and before the transitions of kernels that may fall back (tests, benchmarks).
+uint64_t node_sections_checked(Trace& trace);
 
 }  // namespace vnt

@@ -82,7 +82,7 @@ SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root, bool exac
     // would name the block of the old value to the kernels that select by them.
     if (p != nullptr && &p->sp() == t.scope_include_sp() &&
         (s.is_resampling(out->operands[0]) || s.is_resampling(out->operands[1])))
-      throw NotPartitionable{"a local section puts a random choice in a block computed from the parameter", true};
+      throw NotPartitionable{"a local section puts a random choice in a block computed from the parameter", true, true};
   });
   return std::move(*g);
 }
@@ -102,7 +102,7 @@ void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool 
   }
 }
 
-size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from) {
+size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from, bool scopes_only) {
   Node* border = reach.border();
   // Children are appended as they are made: those made since `made_from` are the last ones.
   size_t first = border->children.size();
@@ -112,8 +112,12 @@ size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from) {
     Node* child = border->children[i];
     if (found.contains(child)) continue;
     if (SectionChain chain; chain.match(t, reach, child)) continue;
-    SectionGroup g = checked_section(t, reach, child, false);
-    for (Node* r : g.roots) found.insert(r);
+    try {
+      SectionGroup g = checked_section(t, reach, child, false);
+      for (Node* r : g.roots) found.insert(r);
+    } catch (const NotPartitionable& np) {
+      if (!scopes_only || np.scopes) throw;
+    }
   }
   return border->children.size() - first;
 }

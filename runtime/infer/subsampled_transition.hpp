@@ -18,6 +18,7 @@ struct Scaffold;
 struct NotPartitionable {
   std::string reason;
   bool local = false;  // a local section that exact mh's partition regenerates by itself (brush, a choice to resample)
+  bool scopes = false;  // it puts a choice in a block computed from the parameter: never to be left stale
 };
 
 /// What can be checked of the partition before a transition draws anything, so a refused partition leaves the
@@ -29,8 +30,9 @@ void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool 
 /// Checks every node section of the border whose root was made at or after Node::seq `made_from` (0: all of them)
 /// as check_structure checks one (a section left stale must be one that changes no structure and no scope when
 /// repaired: nothing but values read it then). O(N) node sections from 0; [infer] runs it before its first
-/// transition. Returns how many sections it looked at.
-size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from = 0);
+/// transition. With `scopes_only`, only NotPartitionable::scopes refusals are thrown: a kernel that may fall back
+/// leaves sections with brush stale, which repairs handle, but not those. Returns how many sections it looked at.
+size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from = 0, bool scopes_only = false);
 
 /// One transition of `choice` (one principal node) through the partitioned scaffold of info.border: Alg. 3, or
 /// with `exact` exact MH through every section in order (partitioned_mh_transition). Throws NotPartitionable and
