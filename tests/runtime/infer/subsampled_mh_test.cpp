@@ -7,6 +7,7 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -52,6 +53,25 @@ SubsampledOptions approximate(size_t batch, double eps, double sigma) {
 }
 
 Eigen::VectorXd w_of(Engine& e) { return *std::get<VectorPtr>(e.report("w")); }
+
+/// What `program` raises on `e` ("" if nothing), checking that the trace is then as it was before it.
+std::string error_leaving_trace(Engine& e, const std::string& program) {
+  const std::string before = test::fingerprint_of(e);
+  std::string message;
+  try {
+    test::run(e, program);
+  } catch (const Error& err) {
+    message = err.message();
+  }
+  CHECK(test::fingerprint_of(e) == before);
+  return message;
+}
+
+/// subsampled_mh's refusal of scope 'w' for `reason`.
+std::string w_refused(std::string_view reason) {
+  return fmt::format("subsampled_mh: cannot subsample scope 'w': {} (add 'fallback 'mh to use exact mh instead)",
+                     reason);
+}
 
 TEST_CASE("the border of the logistic regression weights is the tagged node with one child per datum") {
   Engine e(1);
@@ -1158,14 +1178,8 @@ TEST_CASE("an [infer] whose subsampled_mh cannot partition its scope fails befor
       "[infer (cycle ((mh v all 'drift 0.5 20) (subsampled_mh w one 2 0.1 5)) 3)]"};
   for (const std::string& program : programs) {
     CAPTURE(program);
-    try {
-      test::run(e, program);
-      FAIL("expected an error");
-    } catch (const Error& err) {
-      CHECK(std::string(err.message()).find("cannot subsample scope 'w': a local section changes the structure") !=
-            std::string::npos);
-    }
-    CHECK(test::fingerprint_of(e) == before);
+    CHECK(error_leaving_trace(e, program).find("cannot subsample scope 'w': a local section changes the structure") !=
+          std::string::npos);
   }
   test::run(e, "[infer (cycle ((mh w all 'drift 0.5 2) (subsampled_mh w all 2 0.1 5 'fallback 'mh)) 3)]");
   CHECK(test::fingerprint_of(e) != before);
@@ -1182,16 +1196,8 @@ TEST_CASE("sections that share a mem family keyed by the parameter are refused b
               "[assume w (scope_include 'w 0 (normal 0 1))]"
               "[assume f (mem (lambda (x) (normal x 1)))]"
               "[observe (normal (f w) 1) 1] [observe (normal (f w) 1) 2] [observe (normal (f w) 1) 3]");
-    const std::string before = test::fingerprint_of(e);
-    try {
-      test::run(e, "[infer (subsampled_mh w all 2 0.1 200)]");
-      FAIL("expected an error");
-    } catch (const Error& err) {
-      CHECK(std::string(err.message()) ==
-            "subsampled_mh: cannot subsample scope 'w': a local section changes the structure of the trace (add "
-            "'fallback 'mh to use exact mh instead)");
-    }
-    CHECK(test::fingerprint_of(e) == before);
+    CHECK(error_leaving_trace(e, "[infer (subsampled_mh w all 2 0.1 200)]") ==
+          w_refused("a local section changes the structure of the trace"));
   }
 }
 
@@ -1217,16 +1223,7 @@ TEST_CASE("a section of another shape after plain ones is refused before the fir
       for (int i = 0; i < 20; ++i) program += fmt::format("[observe (h {}) {}]", 0.5 + 0.05 * i, 0.4 + 0.03 * i);
       program += fmt::format("[observe {} 1] [observe {} 2]", datum, datum);
       test::run(e, program);
-      const std::string before = test::fingerprint_of(e);
-      try {
-        test::run(e, "[infer (subsampled_mh w all 2 0.45 'drift 0.3 20)]");
-        FAIL("expected an error");
-      } catch (const Error& err) {
-        CHECK(std::string(err.message()) ==
-              fmt::format("subsampled_mh: cannot subsample scope 'w': {} (add 'fallback 'mh to use exact mh instead)",
-                          reason));
-      }
-      CHECK(test::fingerprint_of(e) == before);
+      CHECK(error_leaving_trace(e, "[infer (subsampled_mh w all 2 0.45 'drift 0.3 20)]") == w_refused(reason));
     }
   }
 }
@@ -1258,16 +1255,8 @@ TEST_CASE("after a directive, the check before an [infer] looks again only at se
   CHECK(examined_by("[forget p]") == 23);
   const auto refused = [&](const std::string& directive) {
     test::run(e, directive);
-    const std::string before = test::fingerprint_of(e);
-    try {
-      test::run(e, infer);
-      FAIL("expected an error");
-    } catch (const Error& err) {
-      CHECK(std::string(err.message()) ==
-            "subsampled_mh: cannot subsample scope 'w': a local section puts a random choice in a block computed "
-            "from the parameter (add 'fallback 'mh to use exact mh instead)");
-    }
-    CHECK(test::fingerprint_of(e) == before);
+    CHECK(error_leaving_trace(e, infer) ==
+          w_refused("a local section puts a random choice in a block computed from the parameter"));
     test::run(e, "[forget q]");
   };
   refused("q: [predict (scope_include 'q (round (* 10 w)) (normal 0 1))]");  // a new section, checked alone
