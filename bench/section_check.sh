@@ -4,7 +4,10 @@
 # and one [infer] of no transition (one check); 100 pairs of a [predict (* w 2)] and such an [infer] (each check
 # looks at the one new section); 100 triples of a labelled such predict, the [infer] and a [forget] of the predict
 # (forgetting nodes made before a check has the next check look at every section); R [infer]s of one transition
-# with nothing between them (the check is cached). Prints the wall time of each and the cost of one full check.
+# with nothing between them (the check is cached); the same R transitions as one [infer] (the kernels' section
+# chains are kept by the trace, so the two should cost about the same); and R transitions each followed by a
+# (collect w), which removes what it evaluated (the chains stay). Prints the wall time of each and the cost of one
+# full check.
 # Usage: bench/section_check.sh [pprun=build/release/pprun] [N=20000] [R=300]
 # SPDX-License-Identifier: Apache-2.0
 set -euo pipefail
@@ -34,15 +37,22 @@ check="[infer (subsampled_mh w all 100 0.01 'drift 0.05 0)]"
 } > "$dir/again.vnt"
 { cat "$dir/load.vnt"; for _ in $(seq "$r"); do echo "[infer (subsampled_mh w all 100 0.01 'drift 0.05 1)]"; done; } \
   > "$dir/cached.vnt"
+step="(subsampled_mh w all 100 0.01 'drift 0.05 1)"
+{ cat "$dir/load.vnt"; echo "[infer (repeat $r $step)]"; } > "$dir/one.vnt"
+{ cat "$dir/load.vnt"; echo "[infer (repeat $r (do $step (collect w)))]"; } > "$dir/collect.vnt"
 
 load=$(seconds "$dir/load.vnt")
 once=$(seconds "$dir/once.vnt")
 new=$(seconds "$dir/new.vnt")
 again=$(seconds "$dir/again.vnt")
 cached=$(seconds "$dir/cached.vnt")
-awk -v n="$n" -v r="$r" -v load="$load" -v once="$once" -v new="$new" -v again="$again" -v cached="$cached" 'BEGIN {
+one=$(seconds "$dir/one.vnt")
+collect=$(seconds "$dir/collect.vnt")
+awk -v n="$n" -v r="$r" -v load="$load" -v once="$once" -v new="$new" -v again="$again" -v cached="$cached" \
+    -v one="$one" -v collect="$collect" 'BEGIN {
   printf "N = %d node sections: load %.2f s, load + one check %.2f s, load + 100 x (predict, check) %.2f s,", n, load,
          once, new
   printf " load + 100 x (predict, check, forget) %.2f s (%.1f ms a full check, %.2f us a section),", again,
          (again - new) / 100 * 1e3, (again - new) / 100 / n * 1e6
-  printf " load + %d one-transition [infer]s %.2f s\n", r, cached }'
+  printf " load + %d one-transition [infer]s %.2f s, as one [infer] %.2f s, with a collect after each %.2f s\n", r,
+         cached, one, collect }'
