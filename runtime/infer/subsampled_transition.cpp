@@ -595,7 +595,7 @@ void Transition::restore_in_place() {
 
 void Transition::put_back_stale(Section& sec) {
   if (sec.stale_values.empty()) return;
-  for (auto& [node, value] : sec.stale_values) node->value = std::move(value);
+  put_back_values(t_, sec.stale_values);
   for (size_t i = 0; i < sec.roots.size(); ++i) {
     Node* r = sec.roots[i].node;
     if (r->version == sec.stale_versions[i]) continue;  // fresh before, or its repair failed

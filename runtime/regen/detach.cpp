@@ -193,6 +193,14 @@ double Detach::uneval_lookup(LookupNode* l) {
   return extract(l->source);
 }
 
+void tag_in_scope(Trace& t, const Args& args, const OutputNode* out, bool tag) {
+  const std::string scope = scope_name(args[0]);
+  if (tag)
+    t.scopes().add(scope, args[1], out->operands[2]);
+  else
+    t.scopes().remove(scope, args[1], out->operands[2]);
+}
+
 double Detach::unapply_psp(Node* n) {
   if (n->kind != NodeKind::kOutput) return 0;
   OutputNode* out = as_output(n);
@@ -202,8 +210,7 @@ double Detach::unapply_psp(Node* n) {
     ArgBuffer buf(out);
     Args args = buf.args(p->aux());
     if (sp.is_random()) t_.random_choices().erase(out);
-    if (&sp == t_.scope_include_sp())
-      t_.scopes().remove(scope_name(args[0]), args[1], out->operands[2]);
+    if (&sp == t_.scope_include_sp()) tag_in_scope(t_, args, out, false);
     sp.unincorporate(out->value, args);
     if (s_.kernel(out) != nullptr) w += sp.log_density(out->value, args);
     db_.put_value(out, std::move(out->value));

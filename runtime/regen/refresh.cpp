@@ -312,6 +312,22 @@ void DeferredRepair::repair(Trace& trace) const {
   refresh_section(trace, border, root);
 }
 
+void put_back_values(Trace& trace, std::span<std::pair<Node*, Value>> values) {
+  // Each is tagged under the block its current (repaired) operands hold: untagged before any value moves.
+  auto tagging = [&](Node* n) -> const OutputNode* {
+    if (n->kind != NodeKind::kOutput || !is_procedure(as_output(n)->op->value)) return nullptr;
+    const SpProcedure* p = primitive_at(as_output(n));
+    return p != nullptr && &p->sp() == trace.scope_include_sp() ? as_output(n) : nullptr;
+  };
+  auto retag = [&](bool tag) {
+    for (auto& [node, value] : values)
+      if (const OutputNode* out = tagging(node)) tag_in_scope(trace, ArgBuffer(out).args(nullptr), out, tag);
+  };
+  retag(false);
+  for (auto& [node, value] : values) node->value = std::move(value);
+  retag(true);
+}
+
 void refresh_all(Trace& trace) {
   while (!trace.stale_borders().empty()) {
     Node* border = trace.stale_borders().begin()->first;

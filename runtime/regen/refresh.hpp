@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
+
+#include "runtime/value/value.hpp"
 
 namespace vnt {
 
@@ -107,6 +110,11 @@ void refresh_section(Trace& trace, Node* border, Node* root);
 
 /// The same for a section whose roots (all of them: see section_group.hpp) and scaffold the caller has built.
 void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, Scaffold& scaffold);
+
+/// Writes back values a repair replaced (a transition that fails after repairing a section leaves it stale again, as
+/// it was). A scope_include among them has its choice tagged in the block the values it gets back compute, as a
+/// detach and regen would have moved it: the next repair of the section finds it there.
+void put_back_values(Trace& trace, std::span<std::pair<Node*, Value>> values);
 
 /// Repairs every stale section in the trace: O(N). A test and debugging aid (make_consistent).
 void refresh_all(Trace& trace);

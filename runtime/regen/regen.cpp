@@ -12,7 +12,6 @@
 #include "runtime/regen/scratch_stack.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/syntax/expr.hpp"
-#include "runtime/trace/builtins.hpp"
 #include "runtime/trace/procedures.hpp"
 
 namespace vnt {
@@ -301,7 +300,7 @@ double Regen::apply_psp(Node* n) {
   out->value = std::move(v);
   sp.incorporate(out->value, args);
   if (sp.is_random() && !out->constrained) t_.random_choices().insert(out);
-  if (&sp == t_.scope_include_sp()) t_.scopes().add(scope_name(args[0]), args[1], out->operands[2]);
+  if (&sp == t_.scope_include_sp()) tag_in_scope(t_, args, out, true);
   return w;
 }
 

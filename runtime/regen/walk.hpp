@@ -89,6 +89,10 @@ inline const SpProcedure* primitive_at(const OutputNode* out) {
   return proc.kind() == Procedure::Kind::kPrimitive ? static_cast<const SpProcedure*>(&proc) : nullptr;
 }
 
+/// Tags (or untags) the choice of a scope_include application in the scope and block its operands hold now: a
+/// regen that applies it, a detach that unapplies it, and a put-back of values that moves its block (refresh.hpp).
+void tag_in_scope(Trace& t, const Args& args, const OutputNode* out, bool tag);
+
 class Detach {
  public:
   Detach(Trace& t, Scaffold& s, Db& db) : t_(t), s_(s), db_(db) {}
