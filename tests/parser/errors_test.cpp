@@ -10,13 +10,12 @@
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/error.hpp"
+#include "tests/support/source_file.hpp"
 
-namespace vnt::parser {
+namespace vnt::parser::errors_tests {
 namespace {
 
-std::shared_ptr<const SourceFile> source(std::string text) {
-  return std::make_shared<const SourceFile>(SourceFile{"t.vnt", std::move(text)});
-}
+using test::source;
 
 // "line:col: message" of the error, or "no error".
 template <typename F>
@@ -283,7 +282,7 @@ TEST_CASE("garbage inputs give a clean error") {
 
 TEST_CASE("count_directives counts the directives an input opens, whether or not it parses") {
   auto count = [](std::string text) {
-    return count_directives(std::make_shared<const SourceFile>(SourceFile{"t.vnt", std::move(text)}));
+    return count_directives(source(std::move(text)));
   };
   CHECK(count("") == 0);
   CHECK(count("[predict 1] a: [predict (+ 1 2))] [predict 3") == 3);
@@ -293,4 +292,4 @@ TEST_CASE("count_directives counts the directives an input opens, whether or not
 }
 
 }  // namespace
-}  // namespace vnt::parser
+}  // namespace vnt::parser::errors_tests

@@ -6,15 +6,14 @@
 #include <thread>
 
 #include "parser/syntax.hpp"
+#include "tests/support/source_file.hpp"
 
-namespace vnt::parser {
+namespace vnt::parser::parse_tests {
 namespace {
 
 using Kind = Syntax::Kind;
 
-std::shared_ptr<const SourceFile> source(std::string text) {
-  return std::make_shared<const SourceFile>(SourceFile{"t.vnt", std::move(text)});
-}
+using test::source;
 std::vector<DirectiveSyntax> program(std::string text) { return parse_program(source(std::move(text))); }
 Syntax expression(std::string text) { return parse_expression(source(std::move(text))); }
 
@@ -191,4 +190,4 @@ TEST_CASE("parsing is reentrant") {
 }
 
 }  // namespace
-}  // namespace vnt::parser
+}  // namespace vnt::parser::parse_tests

@@ -14,7 +14,7 @@
 // frequencies of a binary event within 4 sqrt(p (1 - p) / ESS) of p, and KS p-values at least 1e-4
 // (see tests/support/stat_checks.hpp); each fails a correct sampler with probability about 1e-4.
 
-namespace vnt::test {
+namespace vnt::test::beta_bernoulli_tests {
 namespace {
 
 constexpr size_t kBurnIn = 500;
@@ -130,4 +130,4 @@ TEST_CASE("collapsed coin: latent flips coupled through the counts match exact e
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::beta_bernoulli_tests

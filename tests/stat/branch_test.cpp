@@ -15,13 +15,8 @@
 // their standard errors, KS p-values >= 1e-4. Checks on mu given b = 0 use the draws with b = 0 only, and
 // their own ESS (the subsequence of a chain is still a stationary sequence with that conditional law).
 
-namespace vnt::test {
+namespace vnt::test::branch_tests {
 namespace {
-
-double log_normal_pdf(double x, double mean, double sd) {
-  const double z = (x - mean) / sd;
-  return -0.5 * z * z - std::log(sd) - 0.5 * std::log(2 * std::numbers::pi);
-}
 
 double log_gamma_pdf(double x, double shape, double rate) {
   return shape * std::log(rate) - std::lgamma(shape) + (shape - 1) * std::log(x) - rate * x;
@@ -192,4 +187,4 @@ TEST_CASE("Fig. 1 as printed (y = 10 and sd 0.1): drift on the scoped gamma choi
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::branch_tests

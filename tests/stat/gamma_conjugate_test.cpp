@@ -13,7 +13,7 @@
 // Tolerances: means within 4 sd / sqrt(ESS) of the exact value, sds within 4 of their standard errors
 // (widened by the sample kurtosis, which matters for the skewed inverse gamma), KS p-values >= 1e-4.
 
-namespace vnt::test {
+namespace vnt::test::gamma_conjugate_tests {
 namespace {
 
 constexpr size_t kBurnIn = 500;
@@ -79,4 +79,4 @@ TEST_CASE("inverse-gamma variance of normal data: resimulation MH reaches the co
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::gamma_conjugate_tests

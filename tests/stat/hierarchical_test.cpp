@@ -11,16 +11,11 @@
 
 // Tolerances: means within 4 sd / sqrt(ESS) of the quadrature value, sds within 4 of their standard errors.
 
-namespace vnt::test {
+namespace vnt::test::hierarchical_tests {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr size_t kBurnIn = 1000;
-
-double log_normal_pdf(double x, double mean, double sd) {
-  const double z = (x - mean) / sd;
-  return -0.5 * z * z - std::log(sd) - 0.5 * std::log(2 * std::numbers::pi);
-}
 
 // s ~ gamma(2, rate 1); four latent x_i | s ~ normal(0, s) (a memoized procedure), each seen once through
 // y_i | x_i ~ normal(x_i, 1), y = (1.5, -2.1, 0.4, 2.8). Integrating the x_i out, p(s | y) is proportional to
@@ -116,4 +111,4 @@ TEST_CASE("collapsed coin with a random hyperparameter (needs absorbing at appli
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::hierarchical_tests

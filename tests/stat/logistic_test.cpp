@@ -17,7 +17,7 @@
 // tolerance 1e-11, on [-8, 8]^2 where the normal(0, 1) prior leaves mass below 1e-14 outside) is exact to
 // far below these tolerances.
 
-namespace vnt::test {
+namespace vnt::test::logistic_tests {
 namespace {
 
 struct Point {
@@ -106,4 +106,4 @@ TEST_CASE("logistic regression: a vector weight with block drift matches the sam
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::logistic_tests

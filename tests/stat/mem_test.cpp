@@ -13,7 +13,7 @@
 // sds within 4 of their standard errors, P(z = 1) within 4 sqrt(p (1 - p) / ESS), correlations within
 // 4 sd(u v) / sqrt(ESS(u v)) of the target (see tests/support/stat_extra.hpp).
 
-namespace vnt::test {
+namespace vnt::test::mem_tests {
 namespace {
 
 constexpr size_t kBurnIn = 500;
@@ -132,4 +132,4 @@ TEST_CASE("mem with a random argument: (f z) matches exact enumeration over z") 
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::mem_tests

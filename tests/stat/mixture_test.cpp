@@ -14,15 +14,10 @@
 // Tolerances: each P(z = k) within 4 sqrt(p (1 - p) / ESS) of the enumerated probability (ESS of the
 // indicator chain), E[mu] within 4 sd / sqrt(ESS), sd(mu) within 4 of its standard error.
 
-namespace vnt::test {
+namespace vnt::test::mixture_tests {
 namespace {
 
 constexpr size_t kBurnIn = 500;
-
-double log_normal_pdf(double x, double mean, double sd) {
-  const double z = (x - mean) / sd;
-  return -0.5 * z * z - std::log(sd) - 0.5 * std::log(2 * std::numbers::pi);
-}
 
 TEST_CASE("categorical component label: resimulation MH matches exact enumeration") {
   // z ~ categorical(0.2, 0.5, 0.3) picks a mean from (-2, 0, 2); two observations -0.3 and 0.4 with sd 2.
@@ -169,4 +164,4 @@ TEST_CASE("Gaussian mixture with categorical labels: single-site MH matches exac
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::mixture_tests

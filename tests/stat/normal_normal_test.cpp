@@ -16,7 +16,7 @@
 // and the KS p-value against the exact cdf (with the ESS as sample size) at least 1e-4. Each check then
 // fails a correct sampler with probability about 1e-4; the seeds are fixed, so the suite is deterministic.
 
-namespace vnt::test {
+namespace vnt::test::normal_normal_tests {
 namespace {
 
 // mu ~ normal(0, 2); five measurements y_i ~ normal(mu, 1). Posterior precision 1/4 + 5 = 5.25, mean
@@ -177,4 +177,4 @@ TEST_CASE("uniform prior with drift MH: truncated normal posterior") {
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::normal_normal_tests

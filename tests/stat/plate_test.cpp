@@ -22,7 +22,7 @@
 // the exact cdf (the ESS as sample size) at least 1e-4: each fails a correct sampler with probability about 1e-4.
 // The seeds are fixed, so the suite is deterministic.
 
-namespace vnt::test {
+namespace vnt::test::plate_tests {
 namespace {
 
 // mu ~ normal(0, 1); y_i ~ normal(mu, 1), i < 50. y_0 is an ordinary observe, y_1..y_49 are rows of one plate
@@ -156,4 +156,4 @@ TEST_CASE("plate rows: subsampled_mh with eps = 0 makes exact mh's decisions and
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::plate_tests

@@ -19,7 +19,7 @@
 // Nbatch, and finds about 0.01 sd in the means and 1-2 % in the sds; b is several times that. With eps = 0 the
 // grouped sections are exact (lockstep with exact mh in tests/runtime/infer/subsampled_mh_test.cpp).
 
-namespace vnt::test {
+namespace vnt::test::subsampled_grouped_tests {
 namespace {
 
 TEST_CASE("linear regression whose data read (lookup w 0) and (lookup w 1): subsampled_mh matches the posterior") {
@@ -62,4 +62,4 @@ TEST_CASE("linear regression whose data read (lookup w 0) and (lookup w 1): subs
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::subsampled_grouped_tests

@@ -38,7 +38,7 @@
 //   eps = 0.1 or Nbatch = 20 in place of 0.01 and 100 (tried).
 // The quadrature is exact to far below these tolerances (see exact_moments).
 
-namespace vnt::test {
+namespace vnt::test::subsampled_logistic_tests {
 namespace {
 
 struct Row {
@@ -382,4 +382,4 @@ TEST_CASE("three experts with fixed assignments: subsampled_mh w one matches exa
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::subsampled_logistic_tests

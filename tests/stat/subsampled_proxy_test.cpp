@@ -19,7 +19,7 @@
 // eps = 0.01 errs rarely and the chain's bias is well inside the allowance; the negative controls (the prior,
 // half the data) sit many allowances away.
 
-namespace vnt::test {
+namespace vnt::test::subsampled_proxy_tests {
 namespace {
 
 constexpr size_t kBurnIn = 1000;
@@ -91,4 +91,4 @@ TEST_CASE("'proxy 'taylor: subsampled_mh with eps 0.01 and Nbatch 100 matches a 
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::subsampled_proxy_tests

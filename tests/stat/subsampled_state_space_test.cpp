@@ -18,7 +18,7 @@
 #include "tests/support/stat_extra.hpp"
 #include "tests/support/stat_seed.hpp"
 
-namespace vnt::test {
+namespace vnt::test::subsampled_state_space_tests {
 namespace {
 
 constexpr size_t kT = 200;
@@ -181,4 +181,4 @@ TEST_CASE("state-space phi: subsampled_mh cycled with exact latent moves matches
 }
 
 }  // namespace
-}  // namespace vnt::test
+}  // namespace vnt::test::subsampled_state_space_tests

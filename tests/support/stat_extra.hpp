@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <numbers>
 #include <source_location>
 #include <span>
 #include <string_view>
@@ -70,6 +71,12 @@ inline CheckResult evaluate_correlation(std::span<const double> xs, std::span<co
 inline bool check_correlation(std::span<const double> xs, std::span<const double> ys, double rho, double z = 4.0,
                               std::source_location loc = std::source_location::current()) {
   return detail::record(evaluate_correlation(xs, ys, rho, z), loc);
+}
+
+/// log N(x; mean, sd): the exact references' densities.
+inline double log_normal_pdf(double x, double mean, double sd) {
+  const double z = (x - mean) / sd;
+  return -0.5 * z * z - std::log(sd) - 0.5 * std::log(2 * std::numbers::pi);
 }
 
 /// Mass, mean and sd of a distribution given by an unnormalised density.

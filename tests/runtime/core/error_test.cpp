@@ -7,7 +7,7 @@
 
 #include "runtime/core/diagnostics.hpp"
 
-namespace vnt {
+namespace vnt::error_tests {
 namespace {
 
 std::string frames_of(const Error& e) {
@@ -53,4 +53,4 @@ TEST_CASE("an impossibility in flight is a domain or zero-probability error, not
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::error_tests

@@ -4,7 +4,7 @@
 
 #include "runtime/core/flat_ptr_map.hpp"
 
-namespace vnt {
+namespace vnt::flat_ptr_map_tests {
 namespace {
 
 TEST_CASE("a cleared flat map finds nothing it held and takes new entries") {
@@ -22,4 +22,4 @@ TEST_CASE("a cleared flat map finds nothing it held and takes new entries") {
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::flat_ptr_map_tests

@@ -11,7 +11,7 @@
 #include "runtime/core/interrupt.hpp"
 #include "runtime/core/text_file.hpp"
 
-namespace vnt {
+namespace vnt::text_file_tests {
 namespace {
 
 TEST_CASE("read_text_file: a directory or a missing file is an i/o error with the reason") {
@@ -61,4 +61,4 @@ TEST_CASE("read_text_file: an interrupt stops the read of a large file") {
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::text_file_tests

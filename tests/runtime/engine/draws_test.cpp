@@ -9,7 +9,7 @@
 #include "runtime/core/csv.hpp"
 #include "runtime/engine/draws.hpp"
 
-namespace vnt {
+namespace vnt::draws_tests {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -57,4 +57,4 @@ TEST_CASE("a column name with a line break is quoted, a lone CR too: the CSV rea
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::draws_tests

@@ -7,7 +7,7 @@
 #include "runtime/engine/engine.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::infer_program_tests {
 namespace {
 
 Error error_of(Engine& e, const std::string& program) {
@@ -58,4 +58,4 @@ TEST_CASE("a {param} in a collect expression is a string, as in any expression")
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::infer_program_tests

@@ -7,7 +7,7 @@
 #include "runtime/engine/engine.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::kept_expressions_tests {
 namespace {
 
 TEST_CASE("samples, collects and failed directives keep no expression; assume, observe and predict do") {
@@ -70,4 +70,4 @@ TEST_CASE("observe_apply keeps one expression per procedure, and none for a call
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::kept_expressions_tests

@@ -13,7 +13,7 @@
 #include "tests/support/engine_fixture.hpp"
 #include "vnt/vnt.hpp"
 
-namespace vnt {
+namespace vnt::kernel_report_tests {
 namespace {
 
 /// mu with a normal prior and n observations (normal mu 1) of 1 + small offsets, loaded as plate rows.
@@ -202,4 +202,4 @@ TEST_CASE("mixture: weights whose sum overflows to inf still choose in proportio
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::kernel_report_tests

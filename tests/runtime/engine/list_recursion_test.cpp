@@ -6,7 +6,7 @@
 #include "tests/support/engine_fixture.hpp"
 #include "tests/support/on_stack.hpp"
 
-namespace vnt {
+namespace vnt::list_recursion_tests {
 namespace {
 
 constexpr int kItems = 20000;
@@ -37,4 +37,4 @@ TEST_CASE("a list built by recursive pair in the trace takes O(n) slots, and a r
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::list_recursion_tests

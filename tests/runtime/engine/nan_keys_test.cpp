@@ -7,7 +7,7 @@
 
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::nan_keys_tests {
 namespace {
 
 TEST_CASE("keys_equal: NaN equals NaN, -0 equals 0, and hashes agree") {
@@ -49,4 +49,4 @@ TEST_CASE("a NaN mem argument is one family") {
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::nan_keys_tests

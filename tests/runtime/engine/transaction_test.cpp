@@ -7,7 +7,7 @@
 #include "runtime/core/diagnostics.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::transaction_tests {
 namespace {
 
 const char* kModel =
@@ -272,4 +272,4 @@ TEST_CASE("errors carry the position of the offending expression") {
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::transaction_tests

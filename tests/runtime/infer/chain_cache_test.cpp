@@ -11,7 +11,7 @@
 #include "runtime/trace/trace.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::chain_cache_tests {
 namespace {
 
 TEST_CASE("a chain cache trusts its own transitions only") {
@@ -98,4 +98,4 @@ TEST_CASE("a chain cache also remembers the sections that are not chains, by eac
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::chain_cache_tests

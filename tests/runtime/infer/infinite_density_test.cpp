@@ -19,7 +19,7 @@
 #include "tests/support/engine_fixture.hpp"
 #include "tests/support/lockstep.hpp"
 
-namespace vnt {
+namespace vnt::infinite_density_tests {
 namespace {
 
 BlockSpec w_all(const char* kernel = "mh") { return test::block("w", BlockSpec::Mode::kAll, kernel); }
@@ -236,4 +236,4 @@ TEST_CASE("a section whose density is NaN rejects the proposal on mh's partition
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::infinite_density_tests

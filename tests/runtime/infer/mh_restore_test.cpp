@@ -5,7 +5,7 @@
 #include "runtime/infer/mh.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::mh_restore_tests {
 namespace {
 
 void check_reject_restores(const std::string& program, const BlockSpec& spec, MhOptions opts, int rounds) {
@@ -83,4 +83,4 @@ TEST_CASE("an accepted move followed by an exact reverse restores nothing extra:
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::mh_restore_tests

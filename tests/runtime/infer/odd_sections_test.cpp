@@ -16,7 +16,7 @@
 #include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::odd_sections_tests {
 namespace {
 
 BlockSpec w_all(const char* kernel = "mh") { return test::block("w", BlockSpec::Mode::kAll, kernel); }
@@ -312,4 +312,4 @@ TEST_CASE("odd local sections: one seed gives one trace, wherever the nodes are"
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::odd_sections_tests

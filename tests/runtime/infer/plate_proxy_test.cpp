@@ -18,7 +18,7 @@
 #include "tests/runtime/trace/plate_fixture.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::plate_proxy_tests {
 namespace {
 
 constexpr const char* kModel =
@@ -267,4 +267,4 @@ TEST_CASE("proxies built within a decision: the test goes on over the rows not d
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::plate_proxy_tests

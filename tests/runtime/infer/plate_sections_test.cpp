@@ -13,7 +13,7 @@
 #include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::plate_sections_tests {
 namespace {
 
 /// Bayesian logistic regression with `nodes` observations written as directives (one family each) and `rows`
@@ -137,4 +137,4 @@ TEST_CASE("after moves that scored every row, the plate's total as read is exact
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::plate_sections_tests

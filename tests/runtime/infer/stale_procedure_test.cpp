@@ -14,7 +14,7 @@
 #include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::stale_procedure_tests {
 namespace {
 
 constexpr int kN = 40;
@@ -336,4 +336,4 @@ TEST_CASE("a repair whose new branch reads another parameter's stale section rea
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::stale_procedure_tests

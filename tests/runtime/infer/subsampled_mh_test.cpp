@@ -25,7 +25,7 @@
 #include "tests/support/engine_fixture.hpp"
 #include "tests/support/lockstep.hpp"
 
-namespace vnt {
+namespace vnt::subsampled_mh_tests {
 namespace {
 
 std::string logistic_program(int n, uint64_t seed) {
@@ -1495,4 +1495,4 @@ TEST_CASE("a transition failing after visiting sections puts back their values, 
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::subsampled_mh_tests

@@ -16,7 +16,7 @@
 #include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::subsampled_models_tests {
 namespace {
 
 using test::block;
@@ -633,4 +633,4 @@ TEST_CASE("an exact move whose brush holds stale sections decides as with eager 
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::subsampled_models_tests

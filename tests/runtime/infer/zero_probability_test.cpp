@@ -14,7 +14,7 @@
 #include "tests/support/engine_fixture.hpp"
 #include "tests/support/lockstep.hpp"
 
-namespace vnt {
+namespace vnt::zero_probability_tests {
 namespace {
 
 BlockSpec w_all() { return test::block("w", BlockSpec::Mode::kAll, "subsampled_mh"); }
@@ -134,4 +134,4 @@ TEST_CASE("a stale section that fails under the current value is scored +inf and
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::zero_probability_tests

@@ -7,7 +7,7 @@
 #include "runtime/core/diagnostics.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::apply_psp_tests {
 namespace {
 
 /// An SP whose allocation fails, as an Eigen or std::vector allocation of a huge size does.
@@ -46,4 +46,4 @@ TEST_CASE("a size past the builtin limit is reported at the application, before 
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::apply_psp_tests

@@ -12,7 +12,7 @@
 #include "tests/support/engine_fixture.hpp"
 #include "tests/support/on_stack.hpp"
 
-namespace vnt {
+namespace vnt::deep_chain_tests {
 namespace {
 
 constexpr size_t kSmallStack = 512 * 1024;
@@ -87,4 +87,4 @@ TEST_CASE("a proposal failing in the middle of a long chain is undone on a small
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::deep_chain_tests

@@ -11,7 +11,7 @@
 #include "runtime/regen/section_dag.hpp"
 #include "tests/support/engine_fixture.hpp"
 
-namespace vnt {
+namespace vnt::section_dag_tests {
 namespace {
 
 // Each datum reads w twice, and the reads meet at `vector`: a section of primitive applications, evaluated in
@@ -55,4 +55,4 @@ TEST_CASE("a section evaluated in place scores from the log-odds of the applicat
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::section_dag_tests

@@ -7,7 +7,7 @@
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/trace.hpp"
 
-namespace vnt {
+namespace vnt::border_generation_tests {
 namespace {
 
 TEST_CASE("border generation: a node's first border version moves it, later ones do not") {
@@ -31,4 +31,4 @@ TEST_CASE("border generation: a node's first border version moves it, later ones
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::border_generation_tests

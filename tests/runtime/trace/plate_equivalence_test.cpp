@@ -7,7 +7,7 @@
 #include "runtime/infer/subsampled_mh.hpp"
 #include "tests/runtime/trace/plate_fixture.hpp"
 
-namespace vnt {
+namespace vnt::plate_equivalence_tests {
 namespace {
 
 using namespace plate_test;
@@ -236,4 +236,4 @@ TEST_CASE("a plate that reads the border and a value computed from it is refused
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::plate_equivalence_tests

@@ -10,7 +10,7 @@
 
 #include "tests/runtime/trace/plate_fixture.hpp"
 
-namespace vnt {
+namespace vnt::plate_tests {
 namespace {
 
 using namespace plate_test;
@@ -432,4 +432,4 @@ TEST_CASE("an error inside a plate's body has the call frame of the general path
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::plate_tests

@@ -15,7 +15,7 @@
 #include "tests/runtime/trace/plate_fixture.hpp"
 #include "vnt/vnt.hpp"
 
-namespace vnt {
+namespace vnt::plate_transaction_tests {
 namespace {
 
 using namespace plate_test;
@@ -393,4 +393,4 @@ TEST_CASE("after accepted subsampled moves the plate's total is recomputed befor
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::plate_transaction_tests

@@ -6,7 +6,7 @@
 #include "runtime/trace/samplable_set.hpp"
 #include "runtime/trace/scopes.hpp"
 
-namespace vnt {
+namespace vnt::samplable_set_tests {
 namespace {
 
 TEST_CASE("samplable set: rollback restores the items in their order after any inserts and erases") {
@@ -67,4 +67,4 @@ TEST_CASE("scope table: rollback restores scopes, blocks and the order of their 
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::samplable_set_tests

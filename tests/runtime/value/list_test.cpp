@@ -9,7 +9,7 @@
 
 #include "runtime/value/value.hpp"
 
-namespace vnt {
+namespace vnt::list_tests {
 namespace {
 
 std::string show(const List& l) { return to_string(list_value(l)); }
@@ -129,4 +129,4 @@ TEST_CASE("concurrent pairs onto one list: one shares its buffer, all are correc
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::list_tests

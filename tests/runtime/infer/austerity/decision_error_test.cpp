@@ -15,7 +15,7 @@
 #include "runtime/core/rng.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
 
-namespace vnt {
+namespace vnt::decision_error_tests {
 namespace {
 
 constexpr size_t kN = 2000;      // population
@@ -196,4 +196,4 @@ TEST_CASE("sequential_test: decision error and data use as the paper's random-wa
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::decision_error_tests

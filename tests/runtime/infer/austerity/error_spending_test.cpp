@@ -12,7 +12,7 @@
 #include "runtime/core/rng.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
 
-namespace vnt {
+namespace vnt::error_spending_tests {
 namespace {
 
 TEST_CASE("error spending: per-decision errors sum to at most eps and raise every critical value") {
@@ -78,4 +78,4 @@ TEST_CASE("error spending: per-decision keeps a decision's error within eps wher
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::error_spending_tests

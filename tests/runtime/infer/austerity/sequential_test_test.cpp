@@ -13,7 +13,7 @@
 #include "runtime/core/error.hpp"
 #include "runtime/core/rng.hpp"
 
-namespace vnt {
+namespace vnt::sequential_test_tests {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -299,4 +299,4 @@ TEST_CASE("SequentialTest: a mini-batch of the wrong size is an internal error")
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::sequential_test_tests

@@ -11,7 +11,7 @@
 
 #include "runtime/core/rng.hpp"
 
-namespace vnt {
+namespace vnt::t_quantile_cache_tests {
 namespace {
 
 // The rule as the design note states it: q = T_df(t); reject if q < eps, accept if q > 1 - eps.
@@ -131,4 +131,4 @@ TEST_CASE("TQuantileCache: the cached rule decides as the CDF rule on random inp
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::t_quantile_cache_tests
