@@ -14,7 +14,7 @@
 
 #include "runtime/core/error.hpp"
 
-namespace vnt {
+namespace vnt::csv_tests {
 namespace {
 
 namespace fs = std::filesystem;
@@ -217,4 +217,4 @@ TEST_CASE("read_csv_numeric reads the MNIST 7-vs-9 training set") {
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::csv_tests

@@ -11,7 +11,7 @@
 #include "runtime/core/rng.hpp"
 #include "tests/support/stat_checks.hpp"
 
-namespace vnt {
+namespace vnt::mcmc_stats_tests {
 namespace {
 
 std::vector<double> iid_normals(size_t n, uint64_t seed) {
@@ -199,4 +199,4 @@ TEST_CASE("stat checks reject wrong targets and too few draws") {
 }
 
 }  // namespace
-}  // namespace vnt
+}  // namespace vnt::mcmc_stats_tests
