@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <new>
 
 #include "parser/syntax.hpp"
 #include "runtime/core/csv.hpp"
@@ -133,6 +134,13 @@ void Engine::unobserve(Node* root) {
 void Engine::add_record(DirectiveRecord r) {
   r.id = next_id_++;
   directives_.push_back(std::move(r));
+}
+
+void Engine::drop_last_record() {
+  DirectiveRecord r = std::move(directives_.back());
+  directives_.pop_back();
+  --next_id_;
+  drop_root(r);
 }
 
 const std::vector<const Expr*>& Engine::names_read(const Expr* e) const {
@@ -476,6 +484,17 @@ void Engine::infer(const parser::Syntax& program) {
 }
 
 void Engine::execute(Directive d) {
+  const SourceSpan span = d.span;
+  try {
+    run_directive(d);
+  } catch (const std::bad_alloc&) {
+    // A builtin's own allocation fails at its application already (at_application). This is the trace's, or
+    // printing a value's: the directive fails as any other, and says where.
+    throw Error(ErrorKind::kDomain, "out of memory", span);
+  }
+}
+
+void Engine::run_directive(Directive& d) {
   KeptSince kept(*this);
   check_directive(d);
   switch (d.kind) {
@@ -493,12 +512,22 @@ void Engine::execute(Directive d) {
       break;
     }
     case Directive::Kind::kPredict: {
+      // Printed within the directive: a value that cannot be printed (out of memory) fails it, leaving nothing.
+      TraceTransaction transaction(*trace_, /*moves_shape=*/false);
       const Expr* e = keep(std::move(d.expr));
       Value v = predict(e, d.label);
-      if (output_) output_(v, d);
+      if (output_) {
+        try {
+          output_(v, d);
+        } catch (...) {
+          drop_last_record();
+          throw;
+        }
+      }
       break;
     }
     case Directive::Kind::kSample: {
+      TraceTransaction transaction(*trace_, /*moves_shape=*/false);  // its draws, if printing fails
       // Printed before its expression is dropped: a procedure it made reads it.
       Value v = sample(keep(std::move(d.expr)));
       if (output_) output_(v, d);

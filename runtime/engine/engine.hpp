@@ -89,7 +89,8 @@ class Engine {
   /// `note_skipped`, that error ends with a note counting the directives after it that did not run (the REPL,
   /// where one input may hold several).
   void run_source(const std::shared_ptr<const SourceFile>& file, bool note_skipped = false);
-  /// Runs one analyzed directive; its value (assume, predict, sample) goes to the output callback.
+  /// Runs one analyzed directive; its value (predict, sample) goes to the output callback, within the directive:
+  /// a callback that throws fails it. Out of memory is an error at the directive.
   void execute(Directive d);
 
   /// Evaluates an expression against the current trace without recording it (sample semantics).
@@ -140,7 +141,10 @@ class Engine {
   void infer(const parser::Syntax& program);
 
  private:
+  void run_directive(Directive& d);
   void add_record(DirectiveRecord r);
+  /// Takes back the record just added, with its family (a directive that failed after adding it).
+  void drop_last_record();
   std::vector<DirectiveRecord>::iterator find_directive(const std::string& label);
   void require_free_label(const std::string& label, const SourceSpan& span) const;
   void check_directive(const Directive& d) const;

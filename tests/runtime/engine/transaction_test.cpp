@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <new>
+#include <string>
 
 #include "runtime/core/diagnostics.hpp"
 #include "tests/support/engine_fixture.hpp"
@@ -76,6 +78,45 @@ TEST_CASE("failing directives leave the trace unchanged") {
     const char* next = "[assume x2 (+ (f 2) 1)] [infer (mh default one 5)]";
     test::run(e, next);
     CHECK(e.report("x2").index() != 0);
+    Engine clean(11);
+    test::run(clean, kModel);
+    test::run(clean, next);
+    CHECK(test::fingerprint_of(e) == test::fingerprint_of(clean));
+  }
+}
+
+// Printing a predict's or a sample's value is part of the directive: out of memory there (a value too large to
+// print) failed nothing, so the predict stayed in the trace while the user saw "error: out of memory", with no
+// position. A callback that throws std::bad_alloc stands in for it. The predict draws several choices, tags one in
+// a scope and calls a mem'd procedure, so taking it back undoes all of those.
+TEST_CASE("a value whose printing runs out of memory fails its directive, at its position, leaving nothing") {
+  for (const char* directive : {"p2: [predict (+ (f 7) (scope_include 'q 0 (normal 0 1)) (normal (f 2) 1))]",
+                                "[sample (+ (f 7) (normal (f 2) 1))]"}) {
+    const std::string text = directive;
+    CAPTURE(text);
+    Engine e(11);
+    test::run(e, kModel);
+    const std::string before = test::fingerprint_of(e);
+    const size_t nodes = e.trace().live_nodes();
+    const size_t directives = e.directives().size();
+    e.set_output([](const Value&, const Directive&) { throw std::bad_alloc(); });
+    try {
+      test::run(e, text, "big.vnt");
+      FAIL("expected an error");
+    } catch (const Error& err) {
+      CHECK(err.kind() == ErrorKind::kDomain);
+      CHECK(std::string(err.message()) == "out of memory");
+      REQUIRE(err.has_span());
+      CHECK(span_location(err.span()) == "big.vnt:1:1");
+    }
+    CHECK(test::fingerprint_of(e) == before);
+    CHECK(e.trace().live_nodes() == nodes);
+    CHECK(e.directives().size() == directives);
+    CHECK(e.trace().scopes().find("q") == nullptr);
+    // The session goes on as one that never saw it: the same label is free, and the random stream is as it was.
+    e.set_output(nullptr);
+    const char* next = "p2: [predict (normal (f 3) 1)] [infer (mh default one 5)]";
+    test::run(e, next);
     Engine clean(11);
     test::run(clean, kModel);
     test::run(clean, next);
