@@ -205,7 +205,9 @@ Datum Runtime::assume(std::string_view name, std::string_view expression) {
   return guarded([&] {
     Impl::Call call(im);
     require_symbol(name, "assume");
-    return to_datum(im.engine.assume(std::string(name), im.expression(expression)));
+    Datum d;  // converted within the assume: out of memory there fails it
+    im.engine.assume(std::string(name), im.expression(expression), {}, [&](const Value& v) { d = to_datum(v); });
+    return d;
   });
 }
 
@@ -235,7 +237,9 @@ Datum Runtime::predict(std::string_view expression, std::string_view label) {
   return guarded([&] {
     Impl::Call call(im);
     if (!label.empty()) require_symbol(label, "predict: the label");
-    return to_datum(im.engine.predict(im.expression(expression), std::string(label)));
+    Datum d;
+    im.engine.predict(im.expression(expression), std::string(label), [&](const Value& v) { d = to_datum(v); });
+    return d;
   });
 }
 
@@ -243,7 +247,8 @@ Datum Runtime::sample(std::string_view expression) {
   Impl& im = impl("sample");
   return guarded([&] {
     Impl::Call call(im);
-    Datum d = to_datum(im.engine.sample(im.expression(expression)));
+    Datum d;
+    im.engine.sample(im.expression(expression), [&](const Value& v) { d = to_datum(v); });
     call.drop_expressions();
     return d;
   });

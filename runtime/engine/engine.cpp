@@ -136,11 +136,18 @@ void Engine::add_record(DirectiveRecord r) {
   directives_.push_back(std::move(r));
 }
 
-void Engine::drop_last_record() {
-  DirectiveRecord r = std::move(directives_.back());
-  directives_.pop_back();
-  --next_id_;
-  drop_root(r);
+void Engine::use_or_take_back(const ValueUse& use, const Value& v) {
+  if (!use) return;
+  try {
+    use(v);
+  } catch (...) {
+    DirectiveRecord r = std::move(directives_.back());
+    directives_.pop_back();
+    --next_id_;
+    if (r.kind == Directive::Kind::kAssume) trace_->unbind_global(r.name);
+    drop_root(r);
+    throw;
+  }
 }
 
 const std::vector<const Expr*>& Engine::names_read(const Expr* e) const {
@@ -182,15 +189,23 @@ void Engine::check_directive(const Directive& d) const {
     throw Error(ErrorKind::kName, fmt::format("'{}' is already assumed (forget it first)", d.name), d.name_span);
 }
 
-Value Engine::sample(const Expr* e) {
+Value Engine::sample(const Expr* e, const ValueUse& use) {
   TraceTransaction transaction(*trace_);
   Node* root = eval_new_family(e);
   Value v = root->value;
+  if (use) {
+    try {
+      use(v);  // while the family stands: a procedure it made reads it
+    } catch (...) {
+      uneval_and_destroy(root);
+      throw;
+    }
+  }
   uneval_and_destroy(root);
   return v;
 }
 
-Value Engine::assume(const std::string& name, const Expr* e, const std::string& label) {
+Value Engine::assume(const std::string& name, const Expr* e, const std::string& label, const ValueUse& use) {
   TraceTransaction transaction(*trace_);
   if (trace_->global(name) != nullptr)
     throw Error(ErrorKind::kName, fmt::format("'{}' is already assumed (forget it first)", name), e->span);
@@ -198,14 +213,16 @@ Value Engine::assume(const std::string& name, const Expr* e, const std::string& 
   Node* root = eval_new_family(e);
   trace_->bind_global(name, root);
   add_record(DirectiveRecord{0, Directive::Kind::kAssume, label, name, root, e, {}, {}});
+  use_or_take_back(use, root->value);
   return root->value;
 }
 
-Value Engine::predict(const Expr* e, const std::string& label) {
+Value Engine::predict(const Expr* e, const std::string& label, const ValueUse& use) {
   TraceTransaction transaction(*trace_);
   require_free_label(label, e->span);
   Node* root = eval_new_family(e);
   add_record(DirectiveRecord{0, Directive::Kind::kPredict, label, {}, root, e, {}, {}});
+  use_or_take_back(use, root->value);
   return root->value;
 }
 
@@ -496,6 +513,7 @@ void Engine::execute(Directive d) {
 
 void Engine::run_directive(Directive& d) {
   KeptSince kept(*this);
+  const ValueUse print = output_ ? ValueUse([&](const Value& v) { output_(v, d); }) : ValueUse();
   check_directive(d);
   switch (d.kind) {
     case Directive::Kind::kAssume: {
@@ -513,24 +531,12 @@ void Engine::run_directive(Directive& d) {
     }
     case Directive::Kind::kPredict: {
       // Printed within the directive: a value that cannot be printed (out of memory) fails it, leaving nothing.
-      TraceTransaction transaction(*trace_, /*moves_shape=*/false);
-      const Expr* e = keep(std::move(d.expr));
-      Value v = predict(e, d.label);
-      if (output_) {
-        try {
-          output_(v, d);
-        } catch (...) {
-          drop_last_record();
-          throw;
-        }
-      }
+      predict(keep(std::move(d.expr)), d.label, print);
       break;
     }
     case Directive::Kind::kSample: {
-      TraceTransaction transaction(*trace_, /*moves_shape=*/false);  // its draws, if printing fails
       // Printed before its expression is dropped: a procedure it made reads it.
-      Value v = sample(keep(std::move(d.expr)));
-      if (output_) output_(v, d);
+      sample(keep(std::move(d.expr)), print);
       kept.drop_expressions();
       break;
     }

@@ -93,8 +93,12 @@ class Engine {
   /// a callback that throws fails it. Out of memory is an error at the directive.
   void execute(Directive d);
 
+  /// What a caller does with a directive's value within the directive (prints it, converts it): if it throws (out
+  /// of memory, say), the directive fails and leaves the trace as it was.
+  using ValueUse = std::function<void(const Value&)>;
+
   /// Evaluates an expression against the current trace without recording it (sample semantics).
-  Value sample(const Expr* e);
+  Value sample(const Expr* e, const ValueUse& use = {});
   /// Keeps an expression alive until release() (a forgotten directive's), or until a KeptSince drops it.
   const Expr* keep(ExprPtr e);
   /// Frees a kept expression that nothing reads any more: a forgotten directive's, an observe's value once read.
@@ -129,8 +133,8 @@ class Engine {
   const std::vector<DirectiveRecord>& directives() const { return directives_; }
 
   // Directive primitives (also used by the embedding API).
-  Value assume(const std::string& name, const Expr* e, const std::string& label = {});
-  Value predict(const Expr* e, const std::string& label = {});
+  Value assume(const std::string& name, const Expr* e, const std::string& label = {}, const ValueUse& use = {});
+  Value predict(const Expr* e, const std::string& label = {}, const ValueUse& use = {});
   void observe(const Expr* e, const Value& v, const std::string& label = {});
   /// Observes (procedure args...) = v with constant arguments, without parsing (bulk data loading).
   void observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v);
@@ -143,8 +147,8 @@ class Engine {
  private:
   void run_directive(Directive& d);
   void add_record(DirectiveRecord r);
-  /// Takes back the record just added, with its family (a directive that failed after adding it).
-  void drop_last_record();
+  /// Calls `use` on the value of the record just added; if it throws, takes the record back with its family.
+  void use_or_take_back(const ValueUse& use, const Value& v);
   std::vector<DirectiveRecord>::iterator find_directive(const std::string& label);
   void require_free_label(const std::string& label, const SourceSpan& span) const;
   void check_directive(const Directive& d) const;

@@ -31,11 +31,15 @@ inline std::vector<Node*> directive_roots(Engine& e) {
 
 inline std::string fingerprint_of(Engine& e) { return fingerprint(e.trace(), directive_roots(e)); }
 
+/// An expression kept by the engine, as a directive's.
+inline const Expr* expression(Engine& e, const std::string& text, const std::string& name = "<expr>") {
+  auto file = std::make_shared<const SourceFile>(SourceFile{name, text});
+  return e.keep(analyze_expression(parser::parse_expression(file), {}));
+}
+
 /// The value of an expression evaluated against the current trace (sample semantics), as a number.
 inline double sample_number(Engine& e, const std::string& text) {
-  auto file = std::make_shared<const SourceFile>(SourceFile{"<sample>", text});
-  const Expr* x = e.keep(analyze_expression(parser::parse_expression(file), {}));
-  return std::get<double>(e.sample(x));
+  return std::get<double>(e.sample(expression(e, text, "<sample>")));
 }
 
 /// Counts deterministic nodes whose value differs from what their inputs give now (stale values).
