@@ -193,13 +193,11 @@ Value Engine::sample(const Expr* e, const ValueUse& use) {
   TraceTransaction transaction(*trace_);
   Node* root = eval_new_family(e);
   Value v = root->value;
-  if (use) {
-    try {
-      use(v);  // while the family stands: a procedure it made reads it
-    } catch (...) {
-      uneval_and_destroy(root);
-      throw;
-    }
+  try {
+    if (use) use(v);  // while the family stands: a procedure it made reads it
+  } catch (...) {
+    uneval_and_destroy(root);
+    throw;
   }
   uneval_and_destroy(root);
   return v;
