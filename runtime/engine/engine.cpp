@@ -49,7 +49,8 @@ Engine::~Engine() {
 }
 
 const Expr* Engine::keep(ExprPtr e) {
-  // Remember literal scope names, so a kernel on a scope that is only momentarily empty is not an error.
+  // Count literal scope names, so a kernel on a scope that is only momentarily empty is not an error.
+  std::vector<std::string> scopes;
   std::vector<const Expr*> todo{e.get()};
   while (!todo.empty()) {
     const Expr* x = todo.back();
@@ -57,41 +58,45 @@ const Expr* Engine::keep(ExprPtr e) {
     if (x->kind == Expr::Kind::kApp && x->items.size() == 4 && x->items[0]->kind == Expr::Kind::kVar &&
         (x->items[0]->name == "scope_include" || x->items[0]->name == "tag") &&
         x->items[1]->kind == Expr::Kind::kConst && is_symbol(x->items[1]->value))
-      if (std::string name(std::get<Symbol>(x->items[1]->value).str()); program_scopes_.insert(name).second)
-        scope_log_.push_back(std::move(name));
+      scopes.emplace_back(std::get<Symbol>(x->items[1]->value).str());
     for (const auto& i : x->items) todo.push_back(i.get());
   }
   if (keep_guards_ > 0) keep_log_.push_back(e.get());
-  return hold(std::move(e), /*apply_site=*/false);
+  return hold(std::move(e), /*apply_site=*/false, std::move(scopes));
 }
 
-const Expr* Engine::hold(ExprPtr e, bool apply_site) {
+const Expr* Engine::hold(ExprPtr e, bool apply_site, std::vector<std::string> scopes) {
   const Expr* held = e.get();
+  for (const std::string& s : scopes) ++program_scopes_[s];
   std::vector<const Expr*> names = free_names(*e);
-  kept_.emplace(held, Kept{std::move(e), std::move(names), apply_site});
+  kept_.emplace(held, Kept{std::move(e), std::move(names), apply_site, std::move(scopes)});
   return held;
+}
+
+void Engine::unhold(const Expr* e) {
+  auto kept = kept_.find(e);
+  if (kept == kept_.end()) return;
+  for (const std::string& s : kept->second.scopes)
+    if (auto it = program_scopes_.find(s); --it->second == 0) program_scopes_.erase(it);
+  kept_.erase(kept);
 }
 
 void Engine::release(const Expr* e) {
   auto kept = kept_.find(e);
   if (kept == kept_.end() || kept->second.apply_site) return;
-  kept_.erase(kept);
+  unhold(e);
   // Out of the log too: a later expression at the same address must not be dropped in its place.
   if (auto it = std::find(keep_log_.rbegin(), keep_log_.rend(), e); it != keep_log_.rend())
     keep_log_.erase(std::next(it).base());
 }
 
 Engine::KeptSince::~KeptSince() {
-  if (std::uncaught_exceptions() > exceptions_) {
-    for (size_t i = scopes_; i < e_.scope_log_.size(); ++i) e_.program_scopes_.erase(e_.scope_log_[i]);
-    e_.scope_log_.resize(std::min(scopes_, e_.scope_log_.size()));
-    drop_expressions();
-  }
+  if (std::uncaught_exceptions() > exceptions_) drop_expressions();
   if (--e_.keep_guards_ == 0) e_.keep_log_.clear();
 }
 
 void Engine::KeptSince::drop_expressions() {
-  for (size_t i = exprs_; i < e_.keep_log_.size(); ++i) e_.kept_.erase(e_.keep_log_[i]);
+  for (size_t i = exprs_; i < e_.keep_log_.size(); ++i) e_.unhold(e_.keep_log_[i]);
   e_.keep_log_.resize(std::min(exprs_, e_.keep_log_.size()));
 }
 
@@ -334,7 +339,7 @@ void Engine::observe_apply(const std::string& procedure, const std::vector<Value
     ~NewSite() {
       if (!made || std::uncaught_exceptions() <= exceptions) return;
       if (auto it = e.apply_sites_.find(procedure); it != e.apply_sites_.end()) {
-        e.kept_.erase(it->second);
+        e.unhold(it->second);
         e.apply_sites_.erase(it);
       }
     }

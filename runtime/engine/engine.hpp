@@ -10,7 +10,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -105,17 +104,17 @@ class Engine {
   void release(const Expr* e);
   /// How many expressions are kept: what a session's memory grows with besides the trace.
   size_t kept_expressions() const { return kept_.size(); }
-  /// Whether the program text names `scope` in a (scope_include 'scope ...) seen so far.
+  /// Whether a kept expression (a live directive's: not a forgotten one, nor a sample that has run) names `scope` in
+  /// a (scope_include 'scope ...): a kernel on it is legal while it has no choices.
   bool scope_in_program(const std::string& scope) const { return program_scopes_.contains(scope); }
-  /// Drops again what keep() kept and noted (scope names) while this lives, if an exception ends its life: a
-  /// directive that fails has not run, so a kernel on a scope that only it names stays an error, and its expressions
-  /// take no memory. drop_expressions() drops the expressions of a call that succeeded but left nothing that reads
-  /// them (a sample, an inference program's collect expressions), so a long session of such calls does not grow;
-  /// the scope names they name stay noted, as a call that ran named them.
+  /// Drops again what keep() kept while this lives, if an exception ends its life: a directive that fails has not
+  /// run, so a kernel on a scope that only it names stays an error, and its expressions take no memory.
+  /// drop_expressions() drops the expressions of a call that succeeded but left nothing that reads them (a sample, an
+  /// inference program's collect expressions), so a long session of such calls does not grow.
   class KeptSince {
    public:
     explicit KeptSince(Engine& e)
-        : e_(e), scopes_(e.scope_log_.size()), exprs_(e.keep_log_.size()), exceptions_(std::uncaught_exceptions()) {
+        : e_(e), exprs_(e.keep_log_.size()), exceptions_(std::uncaught_exceptions()) {
       ++e.keep_guards_;
     }
     KeptSince(const KeptSince&) = delete;
@@ -125,7 +124,7 @@ class Engine {
 
    private:
     Engine& e_;
-    size_t scopes_, exprs_;
+    size_t exprs_;
     int exceptions_;
   };
   /// The value of a predict/assume directive by label or assumed name (a label wins over a name).
@@ -165,7 +164,9 @@ class Engine {
                         const std::function<std::string(size_t)>& where);
   void drop_root(const DirectiveRecord& r);
   /// Puts `e` in kept_ with the names it reads (keep() also logs it for KeptSince; apply sites are not logged).
-  const Expr* hold(ExprPtr e, bool apply_site);
+  const Expr* hold(ExprPtr e, bool apply_site, std::vector<std::string> scopes = {});
+  /// Takes `e` out of kept_ (if there), with the scope names it counted.
+  void unhold(const Expr* e);
   /// The names expression `e` reads (free_names), if it was kept.
   const std::vector<const Expr*>& names_read(const Expr* e) const;
   /// A read of `r`'s name by another live directive's expression, or nullptr.
@@ -180,6 +181,7 @@ class Engine {
     // another directive will read later.
     std::vector<const Expr*> names;
     bool apply_site = false;  // shared by the rows of every observe_apply of its procedure: not release()d
+    std::vector<std::string> scopes;  // the scope names it gives scope_include as quoted symbols (program_scopes_)
   };
   std::unordered_map<const Expr*, Kept> kept_;  // and the apply sites
   std::vector<const Expr*> keep_log_;  // what keep() kept since the outermost live KeptSince began
@@ -190,8 +192,7 @@ class Engine {
   std::vector<KernelRecord> kernel_reports_;
   std::function<void(const Value&, const Directive&)> output_;
   std::map<std::string, const Expr*> apply_sites_;  // in kept_ but not in keep_log_: a failure must not drop one
-  std::set<std::string> program_scopes_;
-  std::vector<std::string> scope_log_;  // program_scopes_ in the order they were noted, for KeptSince
+  std::map<std::string, size_t> program_scopes_;  // how many kept expressions name each scope
   bool plates_ = true;
 };
 

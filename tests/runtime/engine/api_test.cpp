@@ -432,8 +432,14 @@ TEST_CASE("a failed call does not make a kernel on a scope only it names legal")
   } catch (const vnt::RuntimeError& e) {
     CHECK(std::string(e.message()) == "mh: scope 'q' has no random choices to propose to");
   }
-  rt.sample("(if false (scope_include 'q 0 (normal 0 1)) 1)");  // a call that ran names it
+  // Nor does a sample that ran: nothing names q once its expression is gone. A live directive does, as an assumed
+  // procedure that will make the choice, until it is forgotten.
+  rt.sample("(if false (scope_include 'q 0 (normal 0 1)) 1)");
+  CHECK_THROWS_AS(rt.infer("(mh q one 1)"), vnt::RuntimeError);
+  rt.assume("f", "(lambda () (scope_include 'q 0 (normal 0 1)))");
   rt.infer("(mh q one 1)");
+  rt.forget("f");
+  CHECK_THROWS_AS(rt.infer("(mh q one 1)"), vnt::RuntimeError);
 }
 
 TEST_CASE("a failed call, or a sample, takes no <api:N>: later calls are named as if it had not been made") {
