@@ -146,11 +146,8 @@ void Engine::use_or_take_back(const ValueUse& use, const Value& v) {
   try {
     use(v);
   } catch (...) {
-    DirectiveRecord r = std::move(directives_.back());
-    directives_.pop_back();
     --next_id_;
-    if (r.kind == Directive::Kind::kAssume) trace_->unbind_global(r.name);
-    drop_root(r);
+    remove_record(directives_.end() - 1);
     throw;
   }
 }
@@ -473,12 +470,17 @@ void Engine::forget(const std::string& label) {
     if (const Expr* read = read_elsewhere(r))  // where evaluation has not read it yet
       raise(ErrorKind::kInference, "forget: '{}' is still used by other directives ({} reads it)", r.name,
             span_location(read->span));
-    trace_->unbind_global(r.name);
   }
-  directives_.erase(it);
-  drop_root(r);
+  remove_record(it);
   // Nothing else reads it: another directive's values never come from it but through its name, checked above.
   release(r.expr);
+}
+
+void Engine::remove_record(std::vector<DirectiveRecord>::iterator it) {
+  const DirectiveRecord r = *it;
+  if (r.kind == Directive::Kind::kAssume) trace_->unbind_global(r.name);
+  directives_.erase(it);
+  drop_root(r);
 }
 
 Value Engine::report(const std::string& label) {

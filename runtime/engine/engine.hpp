@@ -148,6 +148,8 @@ class Engine {
   void add_record(DirectiveRecord r);
   /// Calls `use` on the value of the record just added; if it throws, takes the record back with its family.
   void use_or_take_back(const ValueUse& use, const Value& v);
+  /// Removes a record, its family and an assume's name (forget, and a take-back).
+  void remove_record(std::vector<DirectiveRecord>::iterator it);
   std::vector<DirectiveRecord>::iterator find_directive(const std::string& label);
   void require_free_label(const std::string& label, const SourceSpan& span) const;
   void check_directive(const Directive& d) const;

@@ -200,7 +200,7 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
     // [infer] checks every node section before its first transition, unless the kernel may fall back: then the
     // sections whose repair would move a choice to another block are looked for here. An approximate move that did
     // not draw one would leave it stale, its choices in the block of the old value, under kernels that select by
-    // block; a later repair failed to find them there. (Sections with brush are left stale: repairs handle them.)
+    // block. (Sections with brush are left stale: repairs handle them.)
     if (opts.fallback_to_mh && state.refusal(trace, info.border) == nullptr) {
       try {
         BorderReach reach(info.border);

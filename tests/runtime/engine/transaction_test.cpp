@@ -27,6 +27,14 @@ const char* kModel =
     "[assume c (flip 0.5)]"
     "p: [predict (f 2)]";
 
+/// The trace of a session that ran kModel (seed 11) and then `next`, and never a failed directive.
+std::string fingerprint_of_clean(const char* next) {
+  Engine clean(11);
+  test::run(clean, kModel);
+  test::run(clean, next);
+  return test::fingerprint_of(clean);
+}
+
 struct Case {
   const char* program;
   ErrorKind kind;
@@ -80,10 +88,7 @@ TEST_CASE("failing directives leave the trace unchanged") {
     const char* next = "[assume x2 (+ (f 2) 1)] [infer (mh default one 5)]";
     test::run(e, next);
     CHECK(e.report("x2").index() != 0);
-    Engine clean(11);
-    test::run(clean, kModel);
-    test::run(clean, next);
-    CHECK(test::fingerprint_of(e) == test::fingerprint_of(clean));
+    CHECK(test::fingerprint_of(e) == fingerprint_of_clean(next));
   }
 }
 
@@ -127,10 +132,7 @@ TEST_CASE("a value whose printing runs out of memory fails its directive, at its
     e.set_output(nullptr);
     const char* next = "p2: [predict (normal (f 3) 1)] [assume p2 (normal 0 1)] [infer (mh default one 5)]";
     test::run(e, next);
-    Engine clean(11);
-    test::run(clean, kModel);
-    test::run(clean, next);
-    CHECK(test::fingerprint_of(e) == test::fingerprint_of(clean));
+    CHECK(test::fingerprint_of(e) == fingerprint_of_clean(next));
   }
 }
 
