@@ -426,20 +426,24 @@ TEST_CASE("a failed call does not make a kernel on a scope only it names legal")
   CHECK_THROWS_AS(rt.observe("(scope_include 'q 0 (normal 0 -1))", 1.0), vnt::RuntimeError);
   CHECK_THROWS_AS(rt.infer("(do (collect (scope_include 'q 0 1)) (mh nosuch one 1))"), vnt::RuntimeError);
   CHECK_THROWS_AS(rt.execute("[predict (scope_include 'q 0 (normal 0 -1))]"), vnt::RuntimeError);
-  try {
-    rt.infer("(mh q one 1)");
-    FAIL("expected an error");
-  } catch (const vnt::RuntimeError& e) {
-    CHECK(std::string(e.message()) == "mh: scope 'q' has no random choices to propose to");
-  }
+  auto q_refused = [&] {
+    try {
+      rt.infer("(mh q one 1)");
+      return std::string("no error");
+    } catch (const vnt::RuntimeError& e) {
+      return std::string(e.message());
+    }
+  };
+  const std::string refused = "mh: scope 'q' has no random choices to propose to";
+  CHECK(q_refused() == refused);
   // Nor does a sample that ran: nothing names q once its expression is gone. A live directive does, as an assumed
   // procedure that will make the choice, until it is forgotten.
   rt.sample("(if false (scope_include 'q 0 (normal 0 1)) 1)");
-  CHECK_THROWS_AS(rt.infer("(mh q one 1)"), vnt::RuntimeError);
+  CHECK(q_refused() == refused);
   rt.assume("f", "(lambda () (scope_include 'q 0 (normal 0 1)))");
-  rt.infer("(mh q one 1)");
+  CHECK(q_refused() == "no error");
   rt.forget("f");
-  CHECK_THROWS_AS(rt.infer("(mh q one 1)"), vnt::RuntimeError);
+  CHECK(q_refused() == refused);
 }
 
 TEST_CASE("a failed call, or a sample, takes no <api:N>: later calls are named as if it had not been made") {
