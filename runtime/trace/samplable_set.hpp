@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/core/error.hpp"
+#include "runtime/core/make_room.hpp"
 
 namespace vnt {
 
@@ -19,8 +20,11 @@ class SamplableSet {
   const std::vector<T>& items() const { return items_; }
   const T& at(size_t i) const { return items_[i]; }
 
+  /// insert and erase either change the set or, out of memory, throw and leave it as it was: they allocate first.
   void insert(const T& x) {
     if (contains(x)) return;
+    make_room(items_);
+    if (recording_) make_room(log_);
     index_.emplace(x, items_.size());
     items_.push_back(x);
     if (recording_) log_.push_back({x, kInserted});
@@ -28,6 +32,7 @@ class SamplableSet {
   void erase(const T& x) {
     auto it = index_.find(x);
     if (it == index_.end()) return;
+    if (recording_) make_room(log_);
     size_t i = it->second;
     index_.erase(it);
     if (i + 1 != items_.size()) {

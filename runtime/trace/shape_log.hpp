@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <optional>
 #include <span>
 #include <utility>
@@ -40,14 +41,19 @@ class ShapeLog {
     events_.clear();
   }
   /// The trace calls it at each move of its epoch.
-  void note(const ShapeEvent& e) {
+  /// Never throws: out of memory only stops the log, as too many events do (the caches it serves start again), so
+  /// that removing an edge, which undoes a failed change, cannot fail.
+  void note(const ShapeEvent& e) noexcept {
     if (!on_) return;
     if (events_.size() == kMaxEvents) {
-      on_ = false;
-      events_ = {};
+      stop();
       return;
     }
-    events_.push_back(e);
+    try {
+      events_.push_back(e);
+    } catch (const std::bad_alloc&) {
+      stop();
+    }
   }
   /// The events that moved the epoch from `epoch` to `now`, if all were logged.
   std::optional<std::span<const ShapeEvent>> since(uint64_t epoch, uint64_t now) const {
@@ -88,6 +94,11 @@ class ShapeLog {
   }
 
  private:
+  void stop() noexcept {
+    on_ = false;
+    events_ = {};
+  }
+
   static constexpr size_t kMaxEvents = size_t{1} << 13;
   bool on_ = false;
   uint64_t from_ = 0;  // events_[i] moved the epoch from from_ + i to from_ + i + 1

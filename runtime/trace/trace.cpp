@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <numeric>
+#include <utility>
 
 #include "runtime/core/source_text.hpp"
 #include "runtime/sp/sp.hpp"
@@ -24,36 +25,60 @@ Trace::Trace(const SpRegistry& builtins, uint64_t seed)
 
 Trace::~Trace() = default;
 
+// A node is counted and numbered once it is made and linked: out of memory on the way leaves the trace as it was.
 ConstantNode* Trace::new_constant(const Expr* e, Value v) {
-  ++live_nodes_;
   auto* n = new ConstantNode(e, std::move(v));
+  ++live_nodes_;
   n->seq = next_seq_++;
   return n;
 }
 
 LookupNode* Trace::new_lookup(const Expr* e, Node* source) {
+  auto n = std::make_unique<LookupNode>(e, source);
+  n->seq = next_seq_;
+  add_new_child(source, n.get());
+  ++next_seq_;
   ++live_nodes_;
-  auto* n = new LookupNode(e, source);
-  n->seq = next_seq_++;
-  add_new_child(source, n);
-  return n;
+  return n.release();
 }
 
-OutputNode* Trace::new_application(const Expr* e, Node* op, std::vector<Node*> operands, EnvPtr env) {
-  live_nodes_ += 2;
-  auto* out = new OutputNode(e, op, std::move(operands), std::move(env));
-  auto* req = new RequestNode(e, out);
-  out->seq = next_seq_++;
-  req->seq = next_seq_++;
-  out->request = req;
-  add_new_child(op, req);
-  add_new_child(op, out);
-  for (Node* o : out->operands) {
-    add_new_child(o, req);
-    add_new_child(o, out);
+OutputNode* Trace::new_application(const Expr* e, Node* op, std::vector<Node*>&& operands, EnvPtr env) {
+  auto out = std::make_unique<OutputNode>(e, op, std::vector<Node*>(), std::move(env));
+  auto req = std::make_unique<RequestNode>(e, out.get());
+  out->operands = std::move(operands);
+  out->seq = next_seq_;
+  req->seq = next_seq_ + 1;
+  out->request = req.get();
+  size_t made = 0;  // edges, in the order they are made
+  auto link = [&](Node* parent, Node* child) {
+    add_new_child(parent, child);
+    ++made;
+  };
+  try {
+    link(op, req.get());
+    link(op, out.get());
+    for (Node* o : out->operands) {
+      link(o, req.get());
+      link(o, out.get());
+    }
+    link(req.get(), out.get());
+  } catch (...) {
+    const size_t ops = out->operands.size();
+    while (made > 0) {
+      const size_t i = --made;  // edge i of the order above
+      Node* child = i % 2 == 0 ? static_cast<Node*>(req.get()) : out.get();
+      if (i == 2 * ops + 2)
+        remove_child(req.get(), out.get());
+      else
+        remove_child(i < 2 ? op : out->operands[i / 2 - 1], child);
+    }
+    operands = std::move(out->operands);
+    throw;
   }
-  add_new_child(req, out);
-  return out;
+  next_seq_ += 2;
+  live_nodes_ += 2;
+  req.release();
+  return out.release();
 }
 
 void Trace::delete_node(Node* n) {
@@ -82,10 +107,18 @@ void Trace::destroy_family(Node* root) {
 }
 
 void Trace::attach_plate(PlateNode* plate) {
-  ++live_nodes_;
-  plate->seq = next_seq_++;
+  plate->seq = next_seq_;
   add_child(plate->procedure, plate);
-  for (Node* in : plate->inputs) add_child(in, plate);
+  size_t made = 0;
+  try {
+    for (; made < plate->inputs.size(); ++made) add_child(plate->inputs[made], plate);
+  } catch (...) {
+    while (made > 0) remove_child(plate->inputs[--made], plate);
+    remove_child(plate->procedure, plate);
+    throw;
+  }
+  ++next_seq_;
+  ++live_nodes_;
 }
 
 void Trace::destroy_plate(PlateNode* plate) {

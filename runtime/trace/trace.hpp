@@ -14,6 +14,7 @@
 
 #include "runtime/core/error.hpp"
 #include "runtime/core/interrupt.hpp"
+#include "runtime/core/make_room.hpp"
 #include "runtime/core/rng.hpp"
 #include "runtime/sp/registry.hpp"
 #include "runtime/trace/node.hpp"
@@ -46,8 +47,9 @@ class Trace {
   // Node lifecycle. Creating a lookup or an application adds the child edges to its parents.
   ConstantNode* new_constant(const Expr* e, Value v);
   LookupNode* new_lookup(const Expr* e, Node* source);
-  /// Creates the request/output pair of an application; operands and operator are existing nodes.
-  OutputNode* new_application(const Expr* e, Node* op, std::vector<Node*> operands, EnvPtr env);
+  /// Creates the request/output pair of an application; operands and operator are existing nodes. Takes
+  /// `operands`, unless it fails (out of memory): then it has changed nothing, `operands` included.
+  OutputNode* new_application(const Expr* e, Node* op, std::vector<Node*>&& operands, EnvPtr env);
   /// Deletes the nodes of a family that is no longer linked into the trace (not its requested families).
   void destroy_family(Node* root);
   /// Links a plate under its procedure and inputs (it then belongs to the trace) / unlinks and deletes it.
@@ -55,17 +57,24 @@ class Trace {
   void destroy_plate(PlateNode* plate);
   size_t live_nodes() const { return live_nodes_; }
 
+  /// Either makes the edge or, out of memory, throws and changes nothing: it allocates before it changes anything.
   void add_child(Node* parent, Node* child) {
+    std::vector<Node*>& c = parent->children;
+    make_room(c);
+    // Only borders of accepted subsampled moves have versions; a child re-attached with an old one is stale. A
+    // plate stores nothing computed from its parents: never stale.
+    size_t* stale = nullptr;
+    if (parent->version > 0 && child->version != parent->version && child->kind != NodeKind::kPlate)
+      stale = &stale_borders_.try_emplace(parent, 0).first->second;
     move_shape({ShapeEvent::Kind::kAdd, parent->kind == NodeKind::kConstant, parent->seq, child->seq});
     if (child->kind == NodeKind::kPlate) {
       // Plates come first, so the local sections of a border are numbered plate rows first, in O(#plates).
-      parent->children.insert(parent->children.begin() + parent->plate_children++, child);
-      return;  // a plate stores nothing computed from its parents: never stale
+      c.insert(c.begin() + parent->plate_children++, child);
+      return;
     }
-    parent->children.push_back(child);
+    c.push_back(child);
     if (child->kind == NodeKind::kRequest) ++parent->request_children;
-    // Only borders of accepted subsampled moves have versions; a child re-attached with an old one is stale.
-    if (parent->version > 0 && child->version != parent->version) ++stale_borders_[parent];
+    if (stale != nullptr) ++*stale;
   }
   /// add_child for a node being made: it reads its parents' current values, so it takes a versioned parent's version
   /// (fresh) rather than being counted stale, which would have its "section" repaired under whatever holds it. Only a
@@ -175,7 +184,7 @@ class Trace {
 
  private:
   void delete_node(Node* n);
-  uint64_t move_shape(const ShapeEvent& e) {
+  uint64_t move_shape(const ShapeEvent& e) noexcept {
     shape_log_.note(e);
     return ++shape_epoch_;
   }
