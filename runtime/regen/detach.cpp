@@ -232,14 +232,19 @@ Node* Detach::pop_esr_family(RequestNode* r) {
   VNT_ASSERT(root->num_requests > 0, "request count underflow");
   if (--root->num_requests > 0) return nullptr;
   VNT_ASSERT(!s_.is_resampling(root), "a resampling family lost its last request");
-  const Esr& esr = r->esrs[out->esr_parents.size()];
+  return release_esr_family(r, out->esr_parents.size(), root);
+}
+
+Node* Detach::release_esr_family(RequestNode* r, size_t i, Node* root) {
+  const Esr& esr = r->esrs[i];
+  OutputNode* out = r->output;
   if (esr.shared) {
     auto* mem = static_cast<MemProcedure*>(std::get<ProcPtr>(out->op->value).get());
+    db_.put_shared_family(mem, esr.key, root);  // first: if it fails, nothing has changed
     mem->families().erase(esr.key);
-    db_.put_shared_family(mem, esr.key, root);
   } else {
-    r->own_family = nullptr;
     db_.put_own_family(r, root);
+    r->own_family = nullptr;
   }
   return root;
 }
@@ -266,12 +271,19 @@ double Detach::unconstrain(Node* root) {
   return w;
 }
 
+// A detach that fails (out of memory saving an old value) leaves the scaffold half detached: nothing undoes it.
 double detach_and_extract(Trace& trace, Scaffold& scaffold, Db& db) {
-  return Detach(trace, scaffold, db).detach_and_extract();
+  return trace.must_complete([&] { return Detach(trace, scaffold, db).detach_and_extract(); });
 }
 
 void uneval_family(Trace& trace, Scaffold& scaffold, Db& db, Node* root) {
-  Detach(trace, scaffold, db).uneval_family(root);
+  trace.must_complete([&] { Detach(trace, scaffold, db).uneval_family(root); });
+}
+
+void unconstrain(Trace& trace, Node* root) {
+  Scaffold none;
+  Db db(trace);
+  trace.must_complete([&] { Detach(trace, none, db).unconstrain(root); });
 }
 
 }  // namespace vnt

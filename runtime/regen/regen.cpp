@@ -4,8 +4,10 @@
 #include "runtime/regen/regen.hpp"
 
 #include <new>
+#include <utility>
 
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/core/make_room.hpp"
 #include "runtime/regen/at_application.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
@@ -299,8 +301,17 @@ double Regen::apply_psp(Node* n) {
   }
   out->value = std::move(v);
   sp.incorporate(out->value, args);
-  if (sp.is_random() && !out->constrained) t_.random_choices().insert(out);
-  if (&sp == t_.scope_include_sp()) tag_in_scope(t_, args, out, true);
+  const bool choice = sp.is_random() && !out->constrained;
+  try {
+    if (choice) t_.random_choices().insert(out);
+    if (&sp == t_.scope_include_sp()) tag_in_scope(t_, args, out, true);
+  } catch (...) {  // out of memory: the step undoes itself
+    t_.must_complete([&] {
+      if (choice) t_.random_choices().erase(out);
+      sp.unincorporate(out->value, args);
+    });
+    throw;
+  }
   return w;
 }
 
@@ -357,9 +368,17 @@ double Regen::eval_requests(RequestNode* r) {
   try {
     for (size_t i = 0; i < r->esrs.size(); ++i) {
       Node* root = eval_esr(r, i, &w);
+      const uint64_t version = out->version;
+      try {
+        make_room(out->esr_parents);
+        out->version = root->version;
+        t_.add_child(root, out);
+      } catch (...) {  // out of memory: a family made for this request goes again
+        out->version = version;
+        if (root->num_requests == 0) undo_.uneval_esr_family(r, i, root);
+        throw;
+      }
       out->esr_parents.push_back(root);
-      out->version = root->version;
-      t_.add_child(root, out);
       ++root->num_requests;
     }
   } catch (...) {
@@ -394,6 +413,49 @@ Node* Regen::finish_application(OutputNode* out, double* w) {
   return out;
 }
 
+void Regen::MadeFamilies::discard() {
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    r_.undo_.uneval_family(*it);
+    r_.t_.destroy_family(*it);
+  }
+  nodes.clear();
+}
+
+void Regen::MadeFamilies::eval(const Expr* e, const EnvPtr& env, double* w) {
+  try {
+    make_room(nodes);  // first: the family is made only if it can be held
+    nodes.push_back(r_.eval_family(e, env, w));
+  } catch (...) {
+    discard();
+    throw;
+  }
+}
+
+void Regen::MadeFamilies::constant(const Expr* site, const Value& v) {
+  try {
+    make_room(nodes);
+    nodes.push_back(r_.t_.new_constant(site, v));
+  } catch (...) {
+    discard();
+    throw;
+  }
+}
+
+Node* Regen::MadeFamilies::apply(const Expr* site, const EnvPtr& env, double* w) {
+  Node* op = nodes.front();
+  nodes.erase(nodes.begin());
+  OutputNode* out = nullptr;
+  try {
+    out = r_.t_.new_application(site, op, std::move(nodes), env);
+  } catch (...) {
+    nodes.insert(nodes.begin(), op);  // into the room the erase left
+    discard();
+    throw;
+  }
+  nodes.clear();  // the application holds them now, and finish_application discards it if it fails
+  return r_.finish_application(out, w);
+}
+
 void Regen::discard_new_application(OutputNode* out) {
   for (auto it = out->operands.rbegin(); it != out->operands.rend(); ++it) undo_.uneval_family(*it);
   undo_.uneval_family(out->op);
@@ -421,48 +483,48 @@ Node* Regen::eval_family(const Expr* e, const EnvPtr& env, double* w) {
                                 "directly or through later ones)", e->name),
                     e->span);
       }
-      LookupNode* l = t_.new_lookup(e, source);
-      l->value = source->value;
-      return l;
+      try {
+        LookupNode* l = t_.new_lookup(e, source);
+        l->value = source->value;
+        return l;
+      } catch (...) {
+        undo_.extract(source);  // out of memory: give back the regen of what it would have read
+        throw;
+      }
     }
     case Expr::Kind::kIf: {
       DepthGuard guard(t_, e);
-      Node* cond = eval_family(e->items[0].get(), env, w);
-      Node* op = t_.new_constant(e, t_.branch_procedure());
-      return finish_application(t_.new_application(e, op, {cond}, env), w);
+      MadeFamilies made(*this);
+      made.eval(e->items[0].get(), env, w);
+      made.constant(e, t_.branch_procedure());
+      std::swap(made.nodes[0], made.nodes[1]);  // the operator first
+      return made.apply(e, env, w);
     }
     case Expr::Kind::kApp: {
       DepthGuard guard(t_, e);
-      std::vector<Node*> parts;
-      try {
-        for (const auto& item : e->items) parts.push_back(eval_family(item.get(), env, w));
-      } catch (...) {
-        for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-          undo_.uneval_family(*it);
-          t_.destroy_family(*it);
-        }
-        throw;
-      }
-      Node* op = parts.front();
-      parts.erase(parts.begin());
-      return finish_application(t_.new_application(e, op, std::move(parts), env), w);
+      MadeFamilies made(*this);
+      made.nodes.reserve(e->items.size());
+      for (const auto& item : e->items) made.eval(item.get(), env, w);
+      return made.apply(e, env, w);
     }
   }
   throw Error(ErrorKind::kInternal, "unknown expression kind", e->span);
 }
 
 Node* Regen::apply_to_values(const Expr* site, const Value& proc, const std::vector<Value>& args, double* w) {
-  Node* op = t_.new_constant(site, proc);
-  std::vector<Node*> operands;
-  for (const Value& a : args) operands.push_back(t_.new_constant(site, a));
-  return finish_application(t_.new_application(site, op, std::move(operands), nullptr), w);
+  MadeFamilies made(*this);
+  made.nodes.reserve(args.size() + 1);
+  made.constant(site, proc);
+  for (const Value& a : args) made.constant(site, a);
+  return made.apply(site, nullptr, w);
 }
 
 Node* Regen::apply_expr_to_values(const Expr* site, const Expr* op_expr, const std::vector<Value>& args, double* w) {
-  Node* op = eval_family(op_expr, nullptr, w);
-  std::vector<Node*> operands;
-  for (const Value& a : args) operands.push_back(t_.new_constant(site, a));
-  return finish_application(t_.new_application(site, op, std::move(operands), nullptr), w);
+  MadeFamilies made(*this);
+  made.nodes.reserve(args.size() + 1);
+  made.eval(op_expr, nullptr, w);
+  for (const Value& a : args) made.constant(site, a);
+  return made.apply(site, nullptr, w);
 }
 
 double Regen::restore_family(Node* root) {
@@ -528,7 +590,9 @@ Node* apply_expr_to_values(Trace& trace, Scaffold& scaffold, Db& db, const Expr*
 }
 
 double regen_and_attach(Trace& trace, Scaffold& scaffold, bool restore, Db& db) {
-  return Regen(trace, scaffold, db, restore).regen_and_attach();
+  if (restore)  // putting back the old state: nothing would undo a restore that fails half way
+    return trace.must_complete([&] { return Regen(trace, scaffold, db, true).regen_and_attach(); });
+  return Regen(trace, scaffold, db, false).regen_and_attach();
 }
 
 std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_db, std::string_view kernel) {

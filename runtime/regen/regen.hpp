@@ -21,11 +21,13 @@ class Trace;
 /// "in call to 'f' at file:line:col".
 std::string call_frame(const Expr* site);
 
-/// Detaches the scaffold walking its border in reverse; returns the rho weight. Old values go to `db`.
+/// Detaches the scaffold walking its border in reverse; returns the rho weight. Old values go to `db`. If it fails
+/// (out of memory), the trace is poisoned (Trace::must_complete): nothing undoes half a detach.
 double detach_and_extract(Trace& trace, Scaffold& scaffold, Db& db);
 
 /// Regenerates the scaffold walking its border; returns the xi weight. With `restore`, every value and
-/// family comes back from `db` (a rejected proposal); otherwise `db` is only read for proposal kernels.
+/// family comes back from `db` (a rejected proposal), and a failure poisons the trace; otherwise `db` is only read
+/// for proposal kernels, and a failed regen undoes itself, leaving the scaffold detached.
 double regen_and_attach(Trace& trace, Scaffold& scaffold, bool restore, Db& db);
 
 /// Regenerates a detached scaffold with its proposal (restore = false). If the proposal reaches a state of
@@ -37,8 +39,12 @@ std::optional<double> regen_proposal(Trace& trace, Scaffold& scaffold, Db& rho_d
 /// Evaluates `e` in `env` (nullptr = global) as a new family; returns its root.
 Node* eval_family(Trace& trace, Scaffold& scaffold, Db& db, const Expr* e, const EnvPtr& env, double* weight);
 
-/// Un-evaluates a family created by eval_family; its nodes are then deleted with Trace::destroy_family.
+/// Un-evaluates a family created by eval_family; its nodes are then deleted with Trace::destroy_family. A failure
+/// poisons the trace.
 void uneval_family(Trace& trace, Scaffold& scaffold, Db& db, Node* root);
+
+/// Makes the observed choice of the family `root` unobserved again (its SP forgets the observation).
+void unconstrain(Trace& trace, Node* root);
 
 /// Applies procedure value `proc` to constant arguments as a new family (used by mem).
 Node* apply_to_values(Trace& trace, Scaffold& scaffold, Db& db, const Expr* site, const Value& proc,

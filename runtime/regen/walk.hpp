@@ -108,6 +108,9 @@ class Detach {
   double unconstrain(Node* root);
   /// Removes ESR edge number `i` (the last one) of `r`'s output; un-evaluates a family nobody requests.
   double pop_esr(RequestNode* r);
+  /// Takes `root`, the family of request `i` of `r` that nobody requests any more, out of `r` (its own family) or
+  /// out of its mem table into the Db, and returns it for uneval_family.
+  Node* release_esr_family(RequestNode* r, size_t i, Node* root);
 
  private:
   /// pop_esr without the un-evaluation: the family nobody requests now (saved in the Db), or nullptr.
@@ -118,6 +121,27 @@ class Detach {
   Trace& t_;
   Scaffold& s_;
   Db& db_;
+};
+
+/// The Detach a Regen undoes a failed step with. Nothing undoes an undo that fails (out of memory saving an old
+/// value), so that poisons the trace (Trace::must_complete).
+class Undo {
+ public:
+  Undo(Trace& t, Scaffold& s, Db& db) : t_(t), d_(t, s, db) {}
+  void detach(Node* n) { t_.must_complete([&] { d_.detach(n); }); }
+  void extract(Node* n) { t_.must_complete([&] { d_.extract(n); }); }
+  void extract_parents(Node* n) { t_.must_complete([&] { d_.extract_parents(n); }); }
+  void uneval_family(Node* root) { t_.must_complete([&] { d_.uneval_family(root); }); }
+  void uneval_requests(RequestNode* r) { t_.must_complete([&] { d_.uneval_requests(r); }); }
+  void unconstrain(Node* root) { t_.must_complete([&] { d_.unconstrain(root); }); }
+  /// The family that request `i` of `r` made and nobody requests, un-evaluated.
+  void uneval_esr_family(RequestNode* r, size_t i, Node* root) {
+    t_.must_complete([&] { d_.uneval_family(d_.release_esr_family(r, i, root)); });
+  }
+
+ private:
+  Trace& t_;
+  Detach d_;
 };
 
 class Regen {
@@ -143,6 +167,19 @@ class Regen {
   double walk(Node* top, int* top_count);  // regen `top`'s parents, then `top` itself if it has a count
   double apply_node(Node* n);              // a node whose parents are in place
   Node* finish_application(OutputNode* out, double* w);
+  /// The families made for an application, in order (operator first). If one of its steps fails (an error in a
+  /// later operand, out of memory), it un-evaluates and destroys every family made so far.
+  struct MadeFamilies {
+    explicit MadeFamilies(Regen& r) : r_(r) {}
+    void eval(const Expr* e, const EnvPtr& env, double* w);
+    void constant(const Expr* site, const Value& v);
+    Node* apply(const Expr* site, const EnvPtr& env, double* w);  // the application of nodes[0] to the rest
+    void discard();
+    std::vector<Node*> nodes;
+
+   private:
+    Regen& r_;
+  };
   void discard_new_application(OutputNode* out);
   Node* eval_esr(RequestNode* r, size_t i, double* w);
 
@@ -151,7 +188,7 @@ class Regen {
   Db& db_;
   bool restore_;
   Db scratch_;   // what undoing a failed step takes out; never the caller's Db (it holds the old state)
-  Detach undo_;
+  Undo undo_;
 };
 
 /// Parents of a node in regen order: lookup source; operator, operands (and request for outputs).

@@ -106,6 +106,21 @@ class Trace {
   /// this one has detached (a value read by both parameters' sections). What this repair computes from it is
   /// downstream of it, so stale with it, and repaired with it when next read.
   bool& repairing() { return repairing_; }
+  /// Whether a step that cannot be undone failed: out of memory in a detach, in the undoing of a failed step or in
+  /// a restore, which leave the trace half changed. The engine then refuses every directive (and leaks the trace
+  /// rather than tear down an inconsistent one).
+  bool poisoned() const { return poisoned_; }
+  void poison() { poisoned_ = true; }
+  /// Runs `f`, one such step: if it throws, the trace is poisoned, and the exception goes on.
+  template <class F>
+  auto must_complete(F&& f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (...) {
+      poisoned_ = true;
+      throw;
+    }
+  }
   /// Distinguishes traces, for caches that could outlive one.
   uint64_t id() const { return id_; }
 
@@ -212,6 +227,7 @@ class Trace {
   bool interrupts_evaluation_ = true;
   bool holds_nodes_ = false;
   bool repairing_ = false;
+  bool poisoned_ = false;
   uint64_t next_seq_ = 0;  // Node::seq of the next node
   int transaction_depth_ = 0;
   uint64_t shape_epoch_ = 0;
@@ -265,7 +281,13 @@ class TraceTransaction {
   }
   TraceTransaction(const TraceTransaction&) = delete;
   TraceTransaction& operator=(const TraceTransaction&) = delete;
-  ~TraceTransaction() { t_.end_transaction(std::uncaught_exceptions() > exceptions_); }
+  ~TraceTransaction() {
+    try {
+      t_.end_transaction(std::uncaught_exceptions() > exceptions_);
+    } catch (...) {  // out of memory putting the choices back in order: a destructor cannot throw
+      t_.poison();
+    }
+  }
 
  private:
   static void poll(const void* trace) {
