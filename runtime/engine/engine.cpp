@@ -9,6 +9,7 @@
 #include "parser/syntax.hpp"
 #include "runtime/core/csv.hpp"
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/core/make_room.hpp"
 #include "runtime/core/text_file.hpp"
 #include "runtime/engine/infer_lang.hpp"
 #include "runtime/regen/infinite_density.hpp"
@@ -29,6 +30,7 @@ Engine::Engine(uint64_t seed) {
 }
 
 Engine::~Engine() {
+  if (trace_->poisoned()) return;  // its nodes are leaked: tearing down an inconsistent trace could crash
   // Every family is un-evaluated through the normal path before the trace goes, readers before what they read: in
   // reverse, but a directive whose value another still reads waits (a branch taken after both were made can read a
   // later assume). Reads between directives form no cycle (regen refuses one), so some directive is always free.
@@ -129,14 +131,15 @@ void Engine::drop_root(const DirectiveRecord& r) {
 }
 
 void Engine::unobserve(Node* root) {
-  Scaffold none;
-  Db db(*trace_);
-  Detach(*trace_, none, db).unconstrain(root);
+  unconstrain(*trace_, root);
   root->observation_root = false;
   trace_->observations().erase(root);
 }
 
 void Engine::add_record(DirectiveRecord r) {
+  // It comes after the directive has changed the trace, where failing would leave the change: the caller made
+  // room for it before (make_room), so that it cannot run out of memory.
+  VNT_ASSERT(directives_.size() < directives_.capacity(), "a directive recorded without room made for it");
   r.id = next_id_++;
   directives_.push_back(std::move(r));
 }
@@ -192,6 +195,7 @@ void Engine::check_directive(const Directive& d) const {
 }
 
 Value Engine::sample(const Expr* e, const ValueUse& use) {
+  refuse_if_poisoned(e->span);
   TraceTransaction transaction(*trace_);
   Node* root = eval_new_family(e);
   Value v = root->value;
@@ -206,22 +210,35 @@ Value Engine::sample(const Expr* e, const ValueUse& use) {
 }
 
 Value Engine::assume(const std::string& name, const Expr* e, const std::string& label, const ValueUse& use) {
+  refuse_if_poisoned(e->span);
   TraceTransaction transaction(*trace_);
   if (trace_->global(name) != nullptr)
     throw Error(ErrorKind::kName, fmt::format("'{}' is already assumed (forget it first)", name), e->span);
   require_free_label(label, e->span);
-  Node* root = eval_new_family(e);
-  trace_->bind_global(name, root);
-  add_record(DirectiveRecord{0, Directive::Kind::kAssume, label, name, root, e, {}, {}});
+  DirectiveRecord record{0, Directive::Kind::kAssume, label, name, nullptr, e, {}, {}};
+  make_room(directives_);  // what can run out of memory comes before the family is made or after it is recorded
+  record.root = eval_new_family(e);
+  try {
+    trace_->bind_global(name, record.root);
+  } catch (...) {
+    uneval_and_destroy(record.root);
+    throw;
+  }
+  add_record(std::move(record));
+  Node* root = directives_.back().root;
   use_or_take_back(use, root->value);
   return root->value;
 }
 
 Value Engine::predict(const Expr* e, const std::string& label, const ValueUse& use) {
+  refuse_if_poisoned(e->span);
   TraceTransaction transaction(*trace_);
   require_free_label(label, e->span);
-  Node* root = eval_new_family(e);
-  add_record(DirectiveRecord{0, Directive::Kind::kPredict, label, {}, root, e, {}, {}});
+  DirectiveRecord record{0, Directive::Kind::kPredict, label, {}, nullptr, e, {}, {}};
+  make_room(directives_);
+  record.root = eval_new_family(e);
+  add_record(std::move(record));
+  Node* root = directives_.back().root;
   use_or_take_back(use, root->value);
   return root->value;
 }
@@ -294,14 +311,22 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
                 fmt::format("observe: observing {} gives another random choice an infinite density", to_string(v)),
                 e->span);
   }
+  // What allocates first: out of memory then leaves the choice as the regen made it, and the caller undoes that.
+  auto [entry, made] = trace_->observations().try_emplace(root, v);
+  VNT_ASSERT(made, "an observation recorded twice");
+  try {
+    trace_->random_choices().erase(c);
+  } catch (...) {
+    trace_->observations().erase(entry);
+    throw;
+  }
   c->constrained = true;
   trace_->touch_observed(c);
-  trace_->random_choices().erase(c);
   root->observation_root = true;
-  trace_->observations()[root] = v;
 }
 
 void Engine::observe(const Expr* e, const Value& v, const std::string& label) {
+  refuse_if_poisoned(e->span);
   TraceTransaction transaction(*trace_);
   require_free_label(label, e->span);
   observe_root(eval_new_family(e), e, v, label);
@@ -326,6 +351,7 @@ const Expr* Engine::apply_site(const std::string& procedure) {
 }
 
 void Engine::observe_apply(const std::string& procedure, const std::vector<Value>& args, const Value& v) {
+  refuse_if_poisoned({});
   // A site made for a call that fails goes with it, after the transaction has undone what read it: an embedding
   // that tries many wrong names does not grow.
   struct NewSite {
@@ -358,8 +384,10 @@ void Engine::observe_apply(const std::string& procedure, const std::vector<Value
   }
   std::optional<PlatePlan> plan = plates_ ? plan_plate(*trace_, procedure) : std::nullopt;
   if (!plan || args.size() != plan->program->params) {
-    Node* root = observe_row(procedure, args, v);
-    add_record(DirectiveRecord{0, Directive::Kind::kObserve, {}, {}, root, site, {}, {}});
+    DirectiveRecord record{0, Directive::Kind::kObserve, {}, {}, nullptr, site, {}, {}};
+    make_room(directives_);
+    record.root = observe_row(procedure, args, v);
+    add_record(std::move(record));
     return;
   }
   auto plate = std::make_unique<PlateNode>(site, plan->program, plan->procedure, plan->inputs);
@@ -368,8 +396,11 @@ void Engine::observe_apply(const std::string& procedure, const std::vector<Value
   plate->observed.push(v);
   plate->total = score_new_rows(*plate, plate->rows++, site, where);
   plate->total_valid = true;
+  DirectiveRecord record{0, Directive::Kind::kObserve, {}, {}, nullptr, site, {}, procedure};
+  make_room(directives_);  // add_record cannot fail once the plate is linked
   trace_->attach_plate(plate.get());
-  add_record(DirectiveRecord{0, Directive::Kind::kObserve, {}, {}, plate.release(), site, {}, procedure});
+  record.root = plate.release();
+  add_record(std::move(record));
 }
 
 namespace {
@@ -442,7 +473,10 @@ Node* Engine::observe_row(const std::string& procedure, const std::vector<Value>
 }
 
 void Engine::observe_root(Node* root, const Expr* e, const Value& v, const std::string& label) {
+  DirectiveRecord record;
   try {
+    record = DirectiveRecord{0, Directive::Kind::kObserve, label, {}, root, e, {}, {}};
+    make_room(directives_);  // add_record cannot fail once the observation is made
     Node* c = trace_->constrainable(root);
     if (c == nullptr)
       throw Error(ErrorKind::kInference,
@@ -457,10 +491,11 @@ void Engine::observe_root(Node* root, const Expr* e, const Value& v, const std::
     uneval_and_destroy(root);
     throw;
   }
-  add_record(DirectiveRecord{0, Directive::Kind::kObserve, label, {}, root, e, {}, {}});
+  add_record(std::move(record));
 }
 
 void Engine::forget(const std::string& label) {
+  refuse_if_poisoned({});
   auto it = find_directive(label);
   if (it == directives_.end()) raise(ErrorKind::kName, "forget: no directive labelled '{}'", label);
   DirectiveRecord r = *it;
@@ -484,6 +519,7 @@ void Engine::remove_record(std::vector<DirectiveRecord>::iterator it) {
 }
 
 Value Engine::report(const std::string& label) {
+  refuse_if_poisoned({});
   auto it = find_directive(label);
   if (it == directives_.end()) raise(ErrorKind::kName, "no directive labelled '{}'", label);
   if (it->root == nullptr || it->root->kind == NodeKind::kPlate)
@@ -493,6 +529,7 @@ Value Engine::report(const std::string& label) {
 }
 
 void Engine::infer(const parser::Syntax& program) {
+  refuse_if_poisoned(program.span);
   // An inference program stops between transitions (check_interrupt), not inside one: its message says that
   // the transitions made are kept.
   struct Between {
@@ -505,14 +542,25 @@ void Engine::infer(const parser::Syntax& program) {
   collected.drop_expressions();
 }
 
+void Engine::refuse_if_poisoned(const SourceSpan& at) const {
+  if (trace_->poisoned())
+    throw Error(ErrorKind::kDomain, std::string(kPoisoned), at);
+}
+
 void Engine::execute(Directive d) {
   const SourceSpan span = d.span;
+  refuse_if_poisoned(span);
   try {
     run_directive(d);
   } catch (const std::bad_alloc&) {
     // A builtin's own allocation fails at its application already (at_application). This is the trace's, or
     // printing a value's: the directive fails as any other, and says where.
-    throw Error(ErrorKind::kDomain, "out of memory", span);
+    Error e(ErrorKind::kDomain, "out of memory", span);
+    if (trace_->poisoned()) e.add_frame(std::string(kPoisonedNote));
+    throw e;
+  } catch (Error& e) {
+    if (trace_->poisoned()) e.add_frame(std::string(kPoisonedNote));
+    throw;
   }
 }
 
@@ -642,12 +690,16 @@ void Engine::observe_csv(const Directive& d) {
       throw Error(e.kind(), e.message(), d.span);
     }
     plate->total_valid = true;
+    DirectiveRecord record{0, Directive::Kind::kObserve, d.label, {}, nullptr, nullptr, {}, {}};
+    make_room(directives_);  // add_record cannot fail once the plate is linked
     trace_->attach_plate(plate.get());
-    add_record(DirectiveRecord{0, Directive::Kind::kObserve, d.label, {}, plate.release(), nullptr, {}, {}});
+    record.root = plate.release();
+    add_record(std::move(record));
     return;
   }
   DirectiveRecord record{0, Directive::Kind::kObserve, d.label, {}, nullptr, nullptr, {}, {}};
   record.rows.reserve(table.rows.size());
+  make_room(directives_);
   try {
     for (size_t i = 0; i < table.rows.size(); ++i) {
       const std::vector<double>& row = table.rows[i];

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -91,6 +92,12 @@ class Engine {
   /// Runs one analyzed directive; its value (predict, sample) goes to the output callback, within the directive:
   /// a callback that throws fails it. Out of memory is an error at the directive.
   void execute(Directive d);
+  /// Once out of memory has left the trace half changed (Trace::poisoned), every directive fails with kPoisoned,
+  /// and the one that ran out of memory says so in a last note.
+  static constexpr std::string_view kPoisoned =
+      "this session cannot go on: running out of memory earlier left its trace half changed (start a new one)";
+  static constexpr std::string_view kPoisonedNote =
+      "note: the trace is left half changed, so no directive can run after this one (start a new session)";
 
   /// What a caller does with a directive's value within the directive (prints it, converts it): if it throws (out
   /// of memory, say), the directive fails and leaves the trace as it was.
@@ -153,6 +160,7 @@ class Engine {
   std::vector<DirectiveRecord>::iterator find_directive(const std::string& label);
   void require_free_label(const std::string& label, const SourceSpan& span) const;
   void check_directive(const Directive& d) const;
+  void refuse_if_poisoned(const SourceSpan& at) const;
   Node* eval_new_family(const Expr* e);
   void uneval_and_destroy(Node* root);
   void unobserve(Node* root);
