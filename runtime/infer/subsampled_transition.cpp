@@ -242,7 +242,8 @@ class Transition {
   std::vector<Value>& saved_;
   std::vector<PlateVisit> plates_;
   size_t plate_rows_ = 0;
-  std::vector<size_t> swap_with_;
+  std::vector<size_t> swap_with_;  // the partner of each position of the section order drawn so far
+  size_t swapped_ = 0;             // positions swapped so far
   double drawn_sum_ = 0;  // the sum of l_i over the sections drawn so far
   bool procedures_ = false;  // a value it changed was or is a procedure (resamples_procedures)
   // A section failed under the proposed value (a domain error): the move has probability zero. Exact mh's general
@@ -513,10 +514,12 @@ double Transition::visit(Node* root) {
     // The failed regen undid itself, so the section is detached. It is put back from the border's old value, not
     // from the proposed one the border holds: regen_proposal would leave the section's root at the proposed value.
     // Whatever failed it: a DeferredRepair too (which is not an Error), or the section would stay detached.
-    with_old_border_value([&] { regen_and_attach(t_, sec.scaffold, true, *sec.old_state); });
-    put_back_unrepaired();
+    t_.must_complete([&] {
+      with_old_border_value([&] { regen_and_attach(t_, sec.scaffold, true, *sec.old_state); });
+      put_back_unrepaired();
+    });
     if (!impossibility_in_flight()) {
-      put_back_stale(sec);
+      t_.must_complete([&] { put_back_stale(sec); });
       throw;
     }
     impossible_ = true;  // impossible under the proposed value: rejected
@@ -647,48 +650,50 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   double rho = detach_current(t_, global, rho_db);
   std::optional<double> proposed = regen_proposal(t_, global, rho_db, spec_.kernel);
   if (!proposed) return false;
-  double xi = *proposed;
-  procedures_ |= resamples_procedures(global);
-  new_value_ = border_->value;
-  double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
-  // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
-  std::optional<Rng> before_u;
-  double target = 0;  // N mu0: the decision is sum(l_i) >= target
-  auto draw_u = [&] {
-    before_u = t_.rng();
-    target = std::log(t_.rng().uniform()) - alpha_g;
-  };
-  if (!exact_) draw_u();
-  std::vector<uint32_t>* order_ptr = exact_ ? nullptr : &t_.section_order(border_, n);
-  Rng* order_rng = exact_ ? nullptr : &st_.order_rng(t_);
-  double proxy_sum = 0;
-  for (size_t i = 0, first = 0; i < border_->plate_children; ++i) {
-    auto* p = as_plate(border_->children[i]);
-    plates_.emplace_back().plate = p;
-    plates_.back().first = first;
-    if (!exact_ && fused_weights(plates_.back())) {
-      plates_.back().changes = true;
-      if (opts_.proxies) proxy_sum += use_proxy(plates_.back());
-    }
-    first += p->rows;
-  }
-  bool proxied = std::any_of(plates_.begin(), plates_.end(), [](const PlateVisit& pv) { return pv.proxy != nullptr; });
-  st_.stats.proxy_decisions += proxied ? 1 : 0;
-  plate_rows_ = plate_rows(border_);
-  size_t drawn = 0;
-  // With control variates the test decides mean(l_i - p_i) >= mu0 - sum(p_i)/N: the same decision, since
-  // sum(p_i) over all N sections is known (node sections have p_i = 0).
-  auto mu0 = [&] {
-    const double m = target / static_cast<double>(n);
-    return std::isnan(m) ? std::numeric_limits<double>::infinity()
-                         : std::isfinite(m) ? m - proxy_sum / static_cast<double>(n) : m;
-  };
-  SequentialTestConfig cfg{mu0(), n, opts_.batch, opts_.epsilon, opts_.min_batches, opts_.spending};
+  std::optional<Rng> before_u;  // the stream before u was drawn
   std::optional<SequentialTest> test;
-  std::array<double, 256> small;
-  std::vector<double> large(opts_.batch > small.size() ? std::min(opts_.batch, n) : 0);
-  double* out = large.empty() ? small.data() : large.data();
+  // From here on the trace holds the proposal: whatever fails (out of memory too) puts the old state back.
   try {
+    double xi = *proposed;
+    procedures_ |= resamples_procedures(global);
+    new_value_ = border_->value;
+    double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
+    // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
+    double target = 0;  // N mu0: the decision is sum(l_i) >= target
+    auto draw_u = [&] {
+      before_u = t_.rng();
+      target = std::log(t_.rng().uniform()) - alpha_g;
+    };
+    if (!exact_) draw_u();
+    std::vector<uint32_t>* order_ptr = exact_ ? nullptr : &t_.section_order(border_, n);
+    Rng* order_rng = exact_ ? nullptr : &st_.order_rng(t_);
+    double proxy_sum = 0;
+    for (size_t i = 0, first = 0; i < border_->plate_children; ++i) {
+      auto* p = as_plate(border_->children[i]);
+      plates_.emplace_back().plate = p;
+      plates_.back().first = first;
+      if (!exact_ && fused_weights(plates_.back())) {
+        plates_.back().changes = true;
+        if (opts_.proxies) proxy_sum += use_proxy(plates_.back());
+      }
+      first += p->rows;
+    }
+    bool proxied =
+        std::any_of(plates_.begin(), plates_.end(), [](const PlateVisit& pv) { return pv.proxy != nullptr; });
+    st_.stats.proxy_decisions += proxied ? 1 : 0;
+    plate_rows_ = plate_rows(border_);
+    size_t drawn = 0;
+    // With control variates the test decides mean(l_i - p_i) >= mu0 - sum(p_i)/N: the same decision, since
+    // sum(p_i) over all N sections is known (node sections have p_i = 0).
+    auto mu0 = [&] {
+      const double m = target / static_cast<double>(n);
+      return std::isnan(m) ? std::numeric_limits<double>::infinity()
+                           : std::isfinite(m) ? m - proxy_sum / static_cast<double>(n) : m;
+    };
+    SequentialTestConfig cfg{mu0(), n, opts_.batch, opts_.epsilon, opts_.min_batches, opts_.spending};
+    std::array<double, 256> small;
+    std::vector<double> large(opts_.batch > small.size() ? std::min(opts_.batch, n) : 0);
+    double* out = large.empty() ? small.data() : large.data();
     if (exact_) {
       // Every section, in order, before u: exact mh's general path draws u after regenerating the whole scaffold,
       // so a section with brush or a choice to resample draws the same numbers here as there.
@@ -710,14 +715,16 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
       if (!exact_) {
         // Incremental Fisher-Yates: a uniform draw without replacement, O(1) per section. The swap partners
         // are drawn for the whole mini-batch first (the same draws in the same order) and fetched together.
+        // Partners are kept for the whole transition: a failure swaps them back (the order is the trace's).
         std::vector<uint32_t>& order = *order_ptr;
-        swap_with_.resize(k);
-        for (size_t j = 0; j < k; ++j) {
-          swap_with_[j] = drawn + j + order_rng->below(n - drawn - j);
+        swap_with_.resize(drawn + k);
+        for (size_t j = drawn; j < drawn + k; ++j) {
+          swap_with_[j] = j + order_rng->below(n - j);
           __builtin_prefetch(&order[swap_with_[j]]);
         }
         for (size_t j = 0; j < k; ++j) {
-          std::swap(order[drawn], order[swap_with_[j]]);
+          std::swap(order[drawn], order[swap_with_[drawn]]);
+          swapped_ = drawn + 1;
           visit_section(order[drawn++], j, out);
         }
         score_plates(out);
@@ -743,16 +750,24 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
       st_.stats.proxy_decisions += proxied ? 0 : 1;
       proxied = true;
     }
+    // The one allocation an accept needs, made while a failure can still put the old state back.
+    if (!impossible_ && test->result().accept) t_.stale_borders().try_emplace(border_, 0);
   } catch (...) {
     // In the order of a rejection: the border gets its old value back first. Restored while it still had the
     // proposed one, a section would recompute its deterministic nodes from that value, or ask (mem z) for the
     // family of the proposed key, which no Db holds.
-    Db xi_db(t_);
-    detach_and_extract(t_, global, xi_db);
-    regen_and_attach(t_, global, true, rho_db);
-    restore_sections();
-    for (Section& s : visited_) put_back_stale(s);
-    restore_in_place();
+    t_.must_complete([&] {
+      Db xi_db(t_);
+      detach_and_extract(t_, global, xi_db);
+      regen_and_attach(t_, global, true, rho_db);
+      restore_sections();
+      for (Section& s : visited_) put_back_stale(s);
+      restore_in_place();
+    });
+    if (swapped_ > 0) {  // the order as it was, so the session goes on as if the transition had not run
+      std::vector<uint32_t>& order = t_.section_order(border_, n);
+      for (size_t j = swapped_; j-- > 0;) std::swap(order[j], order[swap_with_[j]]);
+    }
     throw;
   }
   st_.stats.sections_total += n;
