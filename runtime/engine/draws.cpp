@@ -9,26 +9,56 @@
 #include <limits>
 
 #include "runtime/core/csv.hpp"
+#include "runtime/core/make_room.hpp"
 
 namespace vnt {
 
 void Draws::add_row(const std::vector<std::pair<std::string, double>>& cells) {
+  // What allocates comes before anything changes: out of memory leaves the draws as they were.
   constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
-  for (const auto& [name, v] : cells) {
-    auto it = index_.find(name);
-    if (it == index_.end()) {
-      it = index_.emplace(name, columns_.size()).first;
-      columns_.push_back(name);
-      data_.emplace_back(rows_, kMissing);
-      filled_.emplace_back(rows_, false);
+  std::vector<size_t> column(cells.size());
+  std::vector<std::string> added;  // names not seen before, in order: columns_.size() + k
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const std::string& name = cells[i].first;
+    if (auto it = index_.find(name); it != index_.end()) {
+      column[i] = it->second;
+    } else {
+      const size_t k = static_cast<size_t>(std::find(added.begin(), added.end(), name) - added.begin());
+      if (k == added.size()) added.push_back(name);
+      column[i] = columns_.size() + k;
     }
+  }
+  const size_t total = columns_.size() + added.size();
+  std::vector<std::vector<double>> new_data(added.size());
+  std::vector<std::vector<bool>> new_filled(added.size());
+  for (size_t k = 0; k < added.size(); ++k) {
+    new_data[k].reserve(rows_ + 1);
+    new_data[k].assign(rows_, kMissing);
+    new_filled[k].reserve(rows_ + 1);
+    new_filled[k].assign(rows_, false);
+  }
+  columns_.reserve(total);
+  data_.reserve(total);
+  filled_.reserve(total);
+  for (auto& col : data_) make_room(col);
+  for (auto& col : filled_) make_room(col);
+  size_t indexed = 0;
+  try {
+    for (; indexed < added.size(); ++indexed) index_.emplace(added[indexed], columns_.size() + indexed);
+  } catch (...) {
+    while (indexed > 0) index_.erase(added[--indexed]);
+    throw;
+  }
+  for (size_t k = 0; k < added.size(); ++k) {
+    columns_.push_back(std::move(added[k]));
+    data_.push_back(std::move(new_data[k]));
+    filled_.push_back(std::move(new_filled[k]));
   }
   for (auto& col : data_) col.push_back(kMissing);
   for (auto& col : filled_) col.push_back(false);
-  for (const auto& [name, v] : cells) {
-    const size_t c = index_[name];
-    data_[c].back() = v;
-    filled_[c].back() = true;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    data_[column[i]].back() = cells[i].second;
+    filled_[column[i]].back() = true;
   }
   ++rows_;
 }

@@ -370,7 +370,11 @@ std::vector<std::pair<std::string, double>> collect_cells(Engine& engine, const 
   return cells;
 }
 
-void collect(Engine& engine, const InferOp& op) { engine.draws().add_row(collect_cells(engine, op)); }
+void collect(Engine& engine, const InferOp& op) {
+  // One transaction, as a transition: a column that fails gives back the random numbers the others drew.
+  TraceTransaction transaction(engine.trace(), /*moves_shape=*/false);  // its samples move it if they change it
+  engine.draws().add_row(collect_cells(engine, op));
+}
 
 std::string block_name(const BlockSpec& b) {
   switch (b.mode) {
@@ -443,6 +447,15 @@ bool in_transition(Engine& engine, const InferOp& op, Transition&& transition) {
   }
 }
 
+/// The transitions the kernels of `op` have completed so far.
+uint64_t transitions_of(const Engine& engine, const InferOp& op) {
+  if (op.kind == InferOp::Kind::kMh || op.kind == InferOp::Kind::kSubsampled)
+    return engine.kernel_reports()[op.report].transitions;
+  uint64_t n = 0;
+  for (const InferOp& c : op.children) n += transitions_of(engine, c);
+  return n;
+}
+
 void run(Engine& engine, const InferOp& op) {
   check_interrupt(engine, op);  // also between the steps of loops that make no transition, (repeat 1e12 (do))
   switch (op.kind) {
@@ -491,10 +504,19 @@ void run(Engine& engine, const InferOp& op) {
       double total = 0;
       for (double w : op.weights) total += w;
       for (size_t i = 0; i < op.count; ++i) {
+        const Rng before = engine.trace().rng();
         double u = engine.trace().rng().uniform() * total;
         size_t k = 0;
         while (k + 1 < op.weights.size() && u >= op.weights[k]) u -= op.weights[k++];
-        run(engine, op.children[k]);
+        const uint64_t made = transitions_of(engine, op.children[k]);
+        try {
+          run(engine, op.children[k]);
+        } catch (...) {
+          // The choice belongs to the first transition it leads to: if that fails, the draw goes back with the
+          // rest of the transaction, and the session goes on as if the [infer] had stopped before it.
+          if (transitions_of(engine, op.children[k]) == made) engine.trace().rng() = before;
+          throw;
+        }
       }
       return;
     }
