@@ -1,0 +1,263 @@
+// Out of memory anywhere in a directive: it fails with an error at the directive, and leaves the trace, the random
+// stream and the records exactly as they were, so the session goes on as one that never ran it; or, where nothing
+// can undo the step that failed, the session says it cannot go on (docs/language.md). Each case runs its directive
+// once for every allocation it makes, failing that one (docs/testing.md#out-of-memory).
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "parser/syntax.hpp"
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/syntax/analyze.hpp"
+#include "tests/fault/failing_new.hpp"
+#include "tests/support/engine_fixture.hpp"
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
+
+namespace vnt::allocation_failure_tests {
+namespace {
+
+/// A CSV file of the test's own (one per process: ctest runs the test cases at once), removed at the end.
+struct CsvFile {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / fmt::format("vnt_allocation_failure_{}.csv", ::getpid());
+  CsvFile() { std::ofstream(path) << "y,x\n1,0.5\n0,-1\n1,2\n"; }
+  ~CsvFile() { std::filesystem::remove(path); }
+};
+
+// A partitioned w whose sections hold deterministic nodes (the products), left stale by the subsampled moves at
+// the end; a mem'd procedure, a made SP, a scope other than default, a plate and rows kept as families.
+std::string model(const std::string& csv) {
+  return "[assume w (scope_include 'w 0 (normal 0 1))]"
+         "[assume s (scope_include 's 0 (gamma 2 2))]"
+         "[assume f (mem (lambda (i) (normal 0 s)))]"
+         "[assume g (lambda (x) (normal (* w x) 1))]"
+         "[observe (g 0.5) 0.1] [observe (g 1.5) 0.2] [observe (g -1) -0.2] [observe (g 3) 0.5]"
+         "[assume y_x (lambda (x) (bernoulli (linear_logistic (vector w s) x)))]"
+         "[assume h (lambda (x) (normal (+ (f x) w) 1))]"
+         "rows: [observe_csv y_x \"" + csv + "\" y]"
+         "[assume coin (make_beta_bernoulli 1 1)] [observe (coin) true]"
+         "[assume z (if (coin) (normal (f 1) 1) (f 2))]"
+         "p: [predict (f 2)]"
+         "[infer (subsampled_mh w all 2 0.3 'drift 0.5 4)]";
+}
+
+/// Three directives that draw from the random stream and reorder w's sections: a session that went on differently
+/// from another after a failed directive differs after them.
+constexpr const char* kNext =
+    "[infer (mh default one 2)] [assume x2 (normal (f 2) 1)] [infer (subsampled_mh w all 2 0.3 1)]";
+
+std::unique_ptr<Engine> loaded(const std::string& csv) {
+  auto e = std::make_unique<Engine>(5);
+  test::run(*e, model(csv));
+  return e;
+}
+
+/// A directive or an API call. `prepare` does what must not fail (parsing) and returns the call itself.
+struct Case {
+  std::string name;
+  std::function<std::function<void()>(Engine&)> prepare;
+};
+
+Case directive(const std::string& text) {
+  return {text, [text](Engine& e) -> std::function<void()> {
+            const auto file = std::make_shared<const SourceFile>(SourceFile{"oom.vnt", text});
+            const std::vector<parser::DirectiveSyntax> program = parser::parse_program(file);
+            REQUIRE(program.size() == 1);
+            auto d = std::make_shared<Directive>(analyze_directive(program[0], e.params()));
+            return [&e, d] { e.execute(std::move(*d)); };
+          }};
+}
+
+Case observe_apply(const std::string& procedure, Value arg, Value observed) {
+  return {fmt::format("observe_apply {} {}", procedure, to_string(arg)),
+          [=](Engine& e) -> std::function<void()> { return [&e, procedure, arg, observed] {
+            e.observe_apply(procedure, {arg}, observed);
+          }; }};
+}
+
+/// While one lives (and `on`), LeakSanitizer does not report what is allocated.
+struct LeaksIgnored {
+  explicit LeaksIgnored(bool on) : on_(on) {
+#ifdef __SANITIZE_ADDRESS__
+    if (on_) __lsan_disable();
+#endif
+  }
+  ~LeaksIgnored() {
+#ifdef __SANITIZE_ADDRESS__
+    if (on_) __lsan_enable();
+#endif
+  }
+  LeaksIgnored(const LeaksIgnored&) = delete;
+  LeaksIgnored& operator=(const LeaksIgnored&) = delete;
+  bool on_;
+};
+
+/// What running a case with allocation `at` failing (and every one after it, with `persist`) did.
+enum class Outcome {
+  kMadeFewer,  // the case made fewer allocations: it ran
+  kFailed,     // out of memory, and the session goes on as if it had not run
+  kRecovered,  // a failure nothing needed (a cache that could not grow): it ran
+  kPoisoned,   // out of memory where nothing can undo it (a detach, say): the session refuses all after it
+};
+
+Outcome run_failing(Engine& e, const Case& c, size_t at, bool persist) {
+  const std::function<void()> call = c.prepare(e);
+  std::exception_ptr thrown;
+  bool failed = false;
+  {
+    // Memory short for good also fails the undoing of a half-made family, which the poisoned trace then leaks.
+    LeaksIgnored ignored(persist);
+    test::FailingNew failing(at, persist);
+    try {
+      call();
+    } catch (...) {
+      thrown = std::current_exception();  // looked at once allocations work again
+    }
+    failed = failing.failed();
+  }
+  std::string message;
+  std::vector<std::string> frames;
+  try {
+    if (thrown) std::rethrow_exception(thrown);
+  } catch (const Error& err) {
+    message = render_error_line(err);
+    for (const ErrorFrame& f : err.frames()) frames.push_back(f.text);
+  } catch (const std::bad_alloc&) {
+    message = "unlocated: out of memory";  // with memory short for good, even the error's message
+  }
+  if (message.starts_with("unlocated")) {
+    CHECK((persist || !c.name.starts_with("[")));  // the API's guard, or Engine::execute's, locates it
+    return e.trace().poisoned() ? Outcome::kPoisoned : Outcome::kFailed;
+  }
+  if (!failed) {
+    CHECK(message == "");
+    return Outcome::kMadeFewer;
+  }
+  if (message.empty()) return Outcome::kRecovered;
+  CAPTURE(message);
+  CHECK(message.ends_with("out of memory"));
+  if (c.name.starts_with("[")) CHECK(message.starts_with("oom.vnt:1:"));  // a directive; the API's have no text
+  const bool says_poisoned = !frames.empty() && frames.back() == Engine::kPoisonedNote;
+  if (c.name.starts_with("[")) CHECK(says_poisoned == e.trace().poisoned());
+  return e.trace().poisoned() ? Outcome::kPoisoned : Outcome::kFailed;
+}
+
+/// Engines whose trace out of memory left inconsistent: never destroyed, as they leak their nodes by design, and
+/// kept reachable here, so that leak checkers do not count them.
+std::vector<std::unique_ptr<Engine>>& kept_poisoned() {
+  static auto* engines = new std::vector<std::unique_ptr<Engine>>;
+  return *engines;
+}
+
+/// A session after the model, the case unless null, and kNext: its trace before and after kNext.
+struct Clean {
+  std::string before_next;
+  std::string after_next;
+};
+
+Clean clean_session(const std::string& csv, const Case* c) {
+  std::unique_ptr<Engine> e = loaded(csv);
+  if (c != nullptr) c->prepare(*e)();
+  Clean clean{test::fingerprint_of(*e), {}};
+  test::run(*e, kNext);
+  clean.after_next = test::fingerprint_of(*e);
+  return clean;
+}
+
+/// Fails each allocation of the case in turn; returns how many runs left the trace poisoned.
+size_t check_every_allocation(const std::string& csv, const Case& c, bool persist) {
+  CAPTURE(c.name);
+  const Clean without = clean_session(csv, nullptr);
+  const Clean with = clean_session(csv, &c);
+  std::vector<size_t> wrong;  // the allocations whose failure left the session differing
+  size_t poisoned = 0;
+  size_t at = 0;
+  for (;; ++at) {
+    std::unique_ptr<Engine> e = loaded(csv);
+    const size_t nodes = e->trace().live_nodes();
+    const size_t records = e->directives().size();
+    const Outcome outcome = run_failing(*e, c, at, persist);
+    if (outcome == Outcome::kMadeFewer) break;
+    if (outcome == Outcome::kPoisoned) {
+      ++poisoned;
+      try {
+        test::run(*e, kNext, "next.vnt");
+        wrong.push_back(at);
+      } catch (const Error& err) {
+        if (render_error_line(err) != "next.vnt:1:1: error: " + std::string(Engine::kPoisoned)) wrong.push_back(at);
+      }
+      kept_poisoned().push_back(std::move(e));
+      continue;
+    }
+    // Failed: as if it had not run. Recovered: as if nothing had failed.
+    const Clean& as = outcome == Outcome::kFailed ? without : with;
+    bool same = test::fingerprint_of(*e) == as.before_next;
+    if (outcome == Outcome::kFailed)
+      same = same && e->trace().live_nodes() == nodes && e->directives().size() == records;
+    if (same) {
+      test::run(*e, kNext);
+      same = test::fingerprint_of(*e) == as.after_next;
+    }
+    if (!same) wrong.push_back(at);
+  }
+  MESSAGE(c.name, ": ", at, " allocations, ", poisoned, " left the trace poisoned");
+  CHECK_MESSAGE(wrong.empty(), "the session differs after failing allocations ",
+                fmt::format("{}", fmt::join(wrong, " ")));
+  CHECK(at > 0);
+  return poisoned;
+}
+
+std::vector<Case> cases(const std::string& csv) {
+  std::vector<Case> all;
+  for (const char* text : {
+           "[assume x (+ (f 3) (normal w 1) (scope_include 'q 0 (normal 0 1)))]",
+           "[observe (g 4) 0.6]",
+           "[observe (f 7) 0.2]",
+           "p2: [predict (list (f 4) (coin) (* w 2))]",
+           "[sample (+ (f 5) (normal w 1))]",
+           "[forget p]",
+           "[forget rows]",
+           "[infer (mh default one 1)]",
+           "[infer (mh s one 1)]",
+           "[infer (mh w all 'drift 0.3 1)]",
+           "[infer (subsampled_mh w all 3 0.3 'drift 0.5 1)]",
+           "[infer (subsampled_mh w all 3 0 1)]",
+           "[infer (mixture (1 (mh s one 1) 1 (subsampled_mh w all 3 0.3 1)) 1)]",
+           "[infer (collect w (f 2) (g 1))]",
+       })
+    all.push_back(directive(text));
+  all.push_back(directive("[observe_csv h \"" + csv + "\" y]"));  // a family per row: h reads a mem'd procedure
+  all.push_back(observe_apply("y_x", make_vector(Eigen::VectorXd::Constant(1, 0.3)), Value(true)));  // the plate
+  all.push_back(observe_apply("h", Value(0.3), Value(0.5)));
+  return all;
+}
+
+TEST_CASE("out of memory at any allocation of a directive leaves the session as if it had not run") {
+  CsvFile csv;
+  for (const Case& c : cases(csv.path.string())) check_every_allocation(csv.path.string(), c, false);
+}
+
+// Memory that stays short: every allocation from number k on fails, the undoing of the failed step's too. More
+// runs end poisoned, but none may crash or go on from an inconsistent trace.
+TEST_CASE("out of memory from any allocation of a directive on never leaves a session going on inconsistent") {
+  CsvFile csv;
+  for (const Case& c : cases(csv.path.string())) check_every_allocation(csv.path.string(), c, true);
+}
+
+}  // namespace
+}  // namespace vnt::allocation_failure_tests
