@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string_view>
+#include <unordered_map>
 
 #include "runtime/core/csv.hpp"
 #include "runtime/core/make_room.hpp"
@@ -18,15 +20,16 @@ void Draws::add_row(const std::vector<std::pair<std::string, double>>& cells) {
   constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
   std::vector<size_t> column(cells.size());
   std::vector<std::string> added;  // names not seen before, in order: columns_.size() + k
+  std::unordered_map<std::string_view, size_t> added_at;
   for (size_t i = 0; i < cells.size(); ++i) {
     const std::string& name = cells[i].first;
     if (auto it = index_.find(name); it != index_.end()) {
       column[i] = it->second;
-    } else {
-      const size_t k = static_cast<size_t>(std::find(added.begin(), added.end(), name) - added.begin());
-      if (k == added.size()) added.push_back(name);
-      column[i] = columns_.size() + k;
+      continue;
     }
+    auto [at, fresh] = added_at.try_emplace(name, columns_.size() + added.size());
+    if (fresh) added.push_back(name);
+    column[i] = at->second;
   }
   const size_t total = columns_.size() + added.size();
   std::vector<std::vector<double>> new_data(added.size());
