@@ -136,6 +136,36 @@ TEST_CASE("a value whose printing runs out of memory fails its directive, at its
   }
 }
 
+/// Runs `model` and then `infer` for seeds 1..8. Where the [infer]'s first transition fails with a proposal above 0
+/// (it makes the model add a string), the trace must be as before, and the session must go on exactly as one that
+/// never ran the [infer]; `also` checks more of the failed engine. Returns how many seeds failed.
+int check_failed_first_transitions(const char* model, const char* infer,
+                                   const std::function<void(Engine&)>& also = nullptr) {
+  int failed = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    CAPTURE(seed);
+    Engine e(seed);
+    test::run(e, model);
+    const std::string before = test::fingerprint_of(e);
+    try {
+      test::run(e, infer);
+      continue;  // the proposal was below 0
+    } catch (const Error& err) {
+      CHECK(std::string(err.message()) == "+: argument 2 must be a number, vector or matrix, got a string");
+    }
+    ++failed;
+    if (also) also(e);
+    CHECK(test::fingerprint_of(e) == before);
+    const char* next = "[infer (mh default one 10)] [assume x (normal 0 1)]";
+    test::run(e, next);
+    Engine clean(seed);
+    test::run(clean, model);
+    test::run(clean, next);
+    CHECK(test::fingerprint_of(e) == test::fingerprint_of(clean));
+  }
+  return failed;
+}
+
 // Each transition of an [infer] is a transaction (docs/language.md). Here the first transition of subsampled_mh
 // meets a type error in the section of the last observation (a proposal above 0 makes it add a string), after
 // drawing its proposal and u: the kernel restored the values, but the random stream and the order of the choices
@@ -148,29 +178,11 @@ TEST_CASE("an [infer] whose first transition fails leaves the random stream and 
       "[observe (g 0.5) 0.1] [observe (g 1.5) 0.2] [observe (g 2.5) 0.3]"
       "[observe (normal (+ 1 (lookup (list 1 \"a\") (round (logistic (* 5 w))))) 1) 0.3]"
       "[assume c (normal 0 1)]";
-  int failed = 0;
-  for (uint64_t seed = 1; seed <= 8; ++seed) {
-    CAPTURE(seed);
-    Engine e(seed);
-    test::run(e, model);
-    const std::string before = test::fingerprint_of(e);
-    try {
-      test::run(e, "[infer (subsampled_mh w all 100 0.1 'drift 3 1)]");
-      continue;  // the proposal was below 0
-    } catch (const Error& err) {
-      CHECK(std::string(err.message()) == "+: argument 2 must be a number, vector or matrix, got a string");
-    }
-    ++failed;
-    REQUIRE(e.kernel_reports().size() == 1);
-    CHECK(e.kernel_reports()[0].transitions == 0);
-    CHECK(test::fingerprint_of(e) == before);
-    const char* next = "[infer (mh default one 10)] [assume x (normal 0 1)]";
-    test::run(e, next);
-    Engine clean(seed);
-    test::run(clean, model);
-    test::run(clean, next);
-    CHECK(test::fingerprint_of(e) == test::fingerprint_of(clean));
-  }
+  const int failed = check_failed_first_transitions(model, "[infer (subsampled_mh w all 100 0.1 'drift 3 1)]",
+                                                    [](Engine& e) {
+                                                      REQUIRE(e.kernel_reports().size() == 1);
+                                                      CHECK(e.kernel_reports()[0].transitions == 0);
+                                                    });
   CHECK(failed >= 2);
 }
 
@@ -182,28 +194,7 @@ TEST_CASE("an [infer] whose mixture chose a transition that failed leaves the ra
       "[assume w (scope_include 'w 0 (normal -0.3 0.01))]"
       "[observe (normal (+ 1 (lookup (list 1 \"a\") (round (logistic (* 5 w))))) 1) 0.3]"
       "[assume c (normal 0 1)]";
-  int failed = 0;
-  for (uint64_t seed = 1; seed <= 8; ++seed) {
-    CAPTURE(seed);
-    Engine e(seed);
-    test::run(e, model);
-    const std::string before = test::fingerprint_of(e);
-    try {
-      test::run(e, "[infer (mixture (1 (mh w all 'drift 3 1)) 1)]");
-      continue;  // the proposal was below 0
-    } catch (const Error& err) {
-      CHECK(std::string(err.message()) == "+: argument 2 must be a number, vector or matrix, got a string");
-    }
-    ++failed;
-    CHECK(test::fingerprint_of(e) == before);
-    const char* next = "[infer (mh default one 10)] [assume x (normal 0 1)]";
-    test::run(e, next);
-    Engine clean(seed);
-    test::run(clean, model);
-    test::run(clean, next);
-    CHECK(test::fingerprint_of(e) == test::fingerprint_of(clean));
-  }
-  CHECK(failed >= 2);
+  CHECK(check_failed_first_transitions(model, "[infer (mixture (1 (mh w all 'drift 3 1)) 1)]") >= 2);
 }
 
 /// Runs `body` on a new engine for each seed in 1..8 under which [assume b (scope_include 'b 0 (flip 0.5))] starts
