@@ -9,6 +9,7 @@
 #include "VntLexer.h"
 #include "VntParser.h"
 #include "parser/error_listener.hpp"
+#include "parser/oom_reserve.hpp"
 #include "parser/syntax.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/core/source_text.hpp"
@@ -73,6 +74,25 @@ TokKind tok_kind(size_t type) {
   raise(ErrorKind::kInternal, "internal error: unknown token type {} from the .vnt lexer", type);
 }
 
+// The lexer and parser call OomReserve::checkpoint where ANTLR holds none of its locks: before each token, and at
+// each rule and token the parser takes.
+class Lexer : public VntLexer {
+ public:
+  using VntLexer::VntLexer;
+  std::unique_ptr<antlr4::Token> nextToken() override {
+    detail::OomReserve::checkpoint();
+    return VntLexer::nextToken();
+  }
+};
+
+class Checkpoints : public antlr4::tree::ParseTreeListener {
+ public:
+  void visitTerminal(antlr4::tree::TerminalNode*) override { detail::OomReserve::checkpoint(); }
+  void visitErrorNode(antlr4::tree::ErrorNode*) override {}
+  void enterEveryRule(antlr4::ParserRuleContext*) override { detail::OomReserve::checkpoint(); }
+  void exitEveryRule(antlr4::ParserRuleContext*) override {}  // ANTLR calls it while unwinding: it may not throw
+};
+
 // The ANTLR objects of one parse. Nothing is shared between parses, so parsing is reentrant. (The generated
 // code keeps ANTLR's own DFA cache in statics; the ANTLR runtime locks it.)
 struct Pipeline {
@@ -83,10 +103,12 @@ struct Pipeline {
         lexer(&input),
         tokens(&lexer),
         parser(&tokens) {
+    detail::OomReserve::checkpoint();  // after making ANTLR's objects
     lexer.removeErrorListeners();
     lexer.addErrorListener(listener.get());
     parser.removeErrorListeners();
     parser.addErrorListener(listener.get());
+    parser.addParseListener(&checkpoints);
     tokens.fill();
     std::vector<Tok> toks;
     for (antlr4::Token* t : tokens.getTokens()) {
@@ -98,11 +120,13 @@ struct Pipeline {
     detail::check_structure(toks, map, mode);
   }
 
+  detail::OomReserve reserve;  // first: it must outlive every ANTLR object
   SourceMap map;
   std::unique_ptr<antlr4::ANTLRErrorListener> listener;
   antlr4::ANTLRInputStream input;
-  VntLexer lexer;
+  Lexer lexer;
   antlr4::CommonTokenStream tokens;
+  Checkpoints checkpoints;
   VntParser parser;
 };
 
@@ -190,27 +214,42 @@ class Builder {
 std::vector<DirectiveSyntax> parse_program(const std::shared_ptr<const SourceFile>& file) {
   VNT_ASSERT(file != nullptr, "parse_program needs a source file");
   Pipeline p(file, Mode::kProgram);
+  VntParser::ProgramContext* tree = p.parser.program();
+  p.reserve.finish();
   Builder builder(p.map);
   std::vector<DirectiveSyntax> out;
-  for (VntParser::DirectiveContext* d : p.parser.program()->directive()) out.push_back(builder.directive(d));
+  for (VntParser::DirectiveContext* d : tree->directive()) out.push_back(builder.directive(d));
   return out;
 }
 
 size_t count_directives(const std::shared_ptr<const SourceFile>& file) {
   VNT_ASSERT(file != nullptr, "count_directives needs a source file");
+  detail::OomReserve reserve;
   antlr4::ANTLRInputStream input(bytes_as_utf8(file->text));
-  VntLexer lexer(&input);
+  Lexer lexer(&input);
   lexer.removeErrorListeners();  // the lexer accepts every input (Vnt.g4)
   size_t n = 0;
   for (auto t = lexer.nextToken(); t->getType() != antlr4::Token::EOF; t = lexer.nextToken())
     n += t->getType() == VntLexer::LBRACK ? 1 : 0;
+  reserve.finish();
   return n;
 }
 
 Syntax parse_expression(const std::shared_ptr<const SourceFile>& file) {
   VNT_ASSERT(file != nullptr, "parse_expression needs a source file");
   Pipeline p(file, Mode::kExpression);
-  return Builder(p.map).expr(p.parser.expression()->expr());
+  VntParser::ExpressionContext* tree = p.parser.expression();
+  p.reserve.finish();
+  return Builder(p.map).expr(tree->expr());
+}
+
+void detail::forget_learnt_parses() {
+  antlr4::ANTLRInputStream input("");
+  Lexer lexer(&input);
+  antlr4::CommonTokenStream tokens(&lexer);
+  VntParser parser(&tokens);
+  lexer.getInterpreter<antlr4::atn::LexerATNSimulator>()->clearDFA();
+  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->clearDFA();
 }
 
 std::string span_text(const SourceSpan& span) {

@@ -59,4 +59,11 @@ Syntax parse_expression(const std::shared_ptr<const SourceFile>& file);
 /// The exact source text a span covers (for column names such as `(lookup w 0)`).
 std::string span_text(const SourceSpan& span);
 
+namespace detail {
+/// Empties ANTLR's cache of what it has learnt from earlier parses (its DFA), kept for the whole process, so that
+/// the next parse takes the paths that fill it again: for tests of running out of memory there. No parse may run
+/// meanwhile, on any thread.
+void forget_learnt_parses();
+}  // namespace detail
+
 }  // namespace vnt::parser

@@ -3,43 +3,75 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tests/fault/failing_new.hpp"
 
+#include <malloc.h>
+
 #include <cstdlib>
 #include <new>
 
 namespace {
 
 struct Plan {
+  bool live = false;   // a FailingNew exists
   bool armed = false;
   bool persist = false;
   bool failed = false;
-  std::size_t left = 0;  // allocations to make before the failure
+  std::size_t left = 0;    // allocations to make before the failure
+  std::size_t credit = 0;  // bytes a new-handler freed, which can be allocated again while memory stays short
+  std::size_t after = 0;   // bytes allocated after the first failure (by one a new-handler let through too)
 } plan;
 std::size_t failures = 0;  // in all: a debugger can stop at failure number N
+bool in_handler = false;
 
-void fail_if_due() {
-  if (!plan.armed) return;
+bool fails_now(std::size_t n) {
+  if (!plan.armed) return false;
   if (plan.left > 0) {
     --plan.left;
-    return;
+    return false;
+  }
+  if (plan.failed && plan.credit >= n) {
+    plan.credit -= n;
+    return false;
   }
   plan.failed = true;
   ++failures;
   if (!plan.persist) plan.armed = false;
-  throw std::bad_alloc();
+  return true;
+}
+
+// As the standard operator new: when memory runs out, the new-handler (if any) frees some or throws, and the
+// allocation is tried again.
+template <class Malloc>
+void* allocate_with(std::size_t n, Malloc&& malloc) {
+  for (;;) {
+    if (!fails_now(n)) {
+      if (void* p = malloc()) {
+        if (plan.live && plan.failed) plan.after += n;
+        return p;
+      }
+    }
+    std::new_handler handler = std::get_new_handler();
+    if (handler == nullptr) throw std::bad_alloc();
+    struct InHandler {
+      InHandler() { in_handler = true; }
+      ~InHandler() { in_handler = false; }
+    } scope;
+    handler();
+  }
 }
 
 void* allocate(std::size_t n) {
-  fail_if_due();
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
+  return allocate_with(n, [n] { return std::malloc(n == 0 ? 1 : n); });
 }
 
 void* allocate_aligned(std::size_t n, std::align_val_t a) {
-  fail_if_due();
   const auto align = static_cast<std::size_t>(a);
   // aligned_alloc wants a multiple of the alignment
-  if (void* p = std::aligned_alloc(align, (n + align - 1) / align * align)) return p;
-  throw std::bad_alloc();
+  return allocate_with(n, [n, align] { return std::aligned_alloc(align, (n + align - 1) / align * align); });
+}
+
+void release(void* p) {
+  if (in_handler && plan.armed && p != nullptr) plan.credit += malloc_usable_size(p);
+  std::free(p);
 }
 
 }  // namespace
@@ -47,12 +79,18 @@ void* allocate_aligned(std::size_t n, std::align_val_t a) {
 namespace vnt::test {
 
 FailingNew::FailingNew(std::size_t at, bool persist_after) {
-  plan = Plan{.armed = true, .persist = persist_after, .failed = false, .left = at};
+  plan = Plan{.live = true, .armed = true, .persist = persist_after, .failed = false, .left = at, .credit = 0,
+              .after = 0};
 }
 
-FailingNew::~FailingNew() { plan.armed = false; }
+FailingNew::~FailingNew() {
+  plan.live = false;
+  plan.armed = false;
+}
 
 bool FailingNew::failed() const { return plan.failed; }
+
+std::size_t FailingNew::bytes_after_failure() const { return plan.after; }
 
 }  // namespace vnt::test
 
@@ -60,11 +98,11 @@ void* operator new(std::size_t n) { return allocate(n); }
 void* operator new[](std::size_t n) { return allocate(n); }
 void* operator new(std::size_t n, std::align_val_t a) { return allocate_aligned(n, a); }
 void* operator new[](std::size_t n, std::align_val_t a) { return allocate_aligned(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
+void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }

@@ -6,8 +6,10 @@
 
 namespace vnt::test {
 
-/// While one lives, allocation number `at` (0 for the next one) throws std::bad_alloc; with `persist`, so do all
-/// after it, as when memory stays short. The test's own checks run after it is gone.
+/// While one lives, allocation number `at` (0 for the next one) fails; with `persist`, so do all after it, as when
+/// memory stays short, but for the memory a new-handler frees, which can be allocated again. A failure calls the
+/// new-handler if there is one, as the standard operator new does, else throws std::bad_alloc. The test's own
+/// checks run after it is gone.
 class FailingNew {
  public:
   FailingNew(std::size_t at, bool persist);
@@ -16,6 +18,8 @@ class FailingNew {
   FailingNew& operator=(const FailingNew&) = delete;
   /// Whether an allocation failed: if not, the code under test made fewer than at + 1 allocations.
   bool failed() const;
+  /// How many bytes were allocated after the first failure (by one that failed and a new-handler let through too).
+  std::size_t bytes_after_failure() const;
 };
 
 }  // namespace vnt::test
