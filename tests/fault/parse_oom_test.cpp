@@ -14,7 +14,9 @@
 
 #include "parser/oom_reserve.hpp"
 #include "parser/syntax.hpp"
+#include "runtime/core/diagnostics.hpp"
 #include "runtime/core/error.hpp"
+#include "runtime/engine/engine.hpp"
 #include "runtime/core/source_text.hpp"
 #include "tests/fault/failing_new.hpp"
 
@@ -109,6 +111,39 @@ TEST_CASE("a parse that runs out of memory fails with bad_alloc and leaves the p
   });
   CHECK(program > 100);  // the loop ran: a parse makes hundreds
   CHECK(expression > 10);
+}
+
+TEST_CASE("an input that runs out of memory before it runs says so at its first line, and nothing in it ran") {
+  const auto file = source("[assume x (normal 0 1)]\n[predict (+ x 1)]\n");
+  size_t reading = 0, checking = 0;
+  for (size_t at = 0;; ++at) {
+    CAPTURE(at);
+    parser::detail::forget_learnt_parses();
+    Engine e(1);
+    std::string message;
+    bool failed = false;
+    {
+      test::FailingNew failing(at, false);
+      try {
+        e.run_source(file, true);
+      } catch (const Error& err) {
+        message = render_error_line(err);
+      }
+      failed = failing.failed();
+    }
+    if (!failed || !e.directives().empty()) break;  // it ran; running out of memory there: allocation_failure_test
+    CAPTURE(message);
+    if (message == "oom.vnt:1:1: error: out of memory while reading this input: nothing in it ran") {
+      ++reading;
+    } else {  // the check of every directive before the first runs (language.md)
+      CHECK((message == "oom.vnt:1:1: error: out of memory" || message == "oom.vnt:2:1: error: out of memory"));
+      ++checking;
+    }
+    e.run_source(file);  // as if the failed input had not been given
+    CHECK(e.directives().size() == 2);
+  }
+  CHECK(reading > 100);
+  CHECK(checking > 10);
 }
 
 }  // namespace
