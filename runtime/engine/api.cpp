@@ -48,16 +48,26 @@ Value from_datum(const Datum& d) {
   throw RuntimeError(std::string(error_kind_name(e.kind())), span_location(e.span()), shown_message(e), rendered);
 }
 
+/// The error of a call into `engine`. The call that left its trace half changed (out of memory where nothing could
+/// undo) says so in a last note, as a directive does (Engine::execute notes it already).
+[[noreturn]] void translate(Error e, const Engine& engine, bool was_poisoned) {
+  const std::vector<ErrorFrame>& frames = e.frames();
+  const bool noted = !frames.empty() && frames.back().text == Engine::kPoisonedNote;
+  if (!was_poisoned && engine.trace().poisoned() && !noted) e.add_frame(std::string(Engine::kPoisonedNote));
+  translate(e);
+}
+
 template <class F>
-auto guarded(F&& f) {
+auto guarded(const Engine& engine, F&& f) {
+  const bool was_poisoned = engine.trace().poisoned();
   try {
     return f();
   } catch (const Error& e) {
-    translate(e);
+    translate(e, engine, was_poisoned);
   } catch (const std::bad_alloc&) {  // the trace itself (a builtin's own allocation is a domain error already)
-    translate(Error(ErrorKind::kDomain, "out of memory"));
+    translate(Error(ErrorKind::kDomain, "out of memory"), engine, was_poisoned);
   } catch (const std::exception& e) {  // a bug, but the promise is a RuntimeError
-    translate(Error(ErrorKind::kInternal, e.what()));
+    translate(Error(ErrorKind::kInternal, e.what()), engine, was_poisoned);
   }
 }
 
@@ -145,7 +155,7 @@ struct Runtime::Impl {
 
 std::vector<Datum> Runtime::Impl::run(std::string_view program, std::string_view source_name) {
   outputs.clear();
-  guarded([&] {
+  guarded(engine, [&] {
     // An empty name would locate errors as ":1:9".
     engine.run_source(source(source_name.empty() ? "<api>" : source_name, program));
     return 0;
@@ -187,7 +197,7 @@ std::vector<Datum> Runtime::execute(std::string_view program, std::string_view s
 
 std::vector<Datum> Runtime::execute_file(const std::string& path) {
   Impl& im = impl("execute_file");
-  std::string text = guarded([&] {
+  std::string text = guarded(im.engine, [&] {
     // No directive runs yet, so no transaction polls the flag: the read itself stops between its pieces.
     InterruptScope stop_reading(
         [](const void* impl) {
@@ -202,7 +212,7 @@ std::vector<Datum> Runtime::execute_file(const std::string& path) {
 
 Datum Runtime::assume(std::string_view name, std::string_view expression) {
   Impl& im = impl("assume");
-  return guarded([&] {
+  return guarded(im.engine, [&] {
     Impl::Call call(im);
     require_symbol(name, "assume");
     Datum d;  // converted within the assume: out of memory there fails it
@@ -213,7 +223,7 @@ Datum Runtime::assume(std::string_view name, std::string_view expression) {
 
 void Runtime::observe(std::string_view expression, const Datum& value) {
   Impl& im = impl("observe");
-  guarded([&] {
+  guarded(im.engine, [&] {
     Impl::Call call(im);
     Value v = observed_value(value, "observe");
     im.engine.observe(im.expression(expression), v);
@@ -223,7 +233,7 @@ void Runtime::observe(std::string_view expression, const Datum& value) {
 
 void Runtime::observe_apply(std::string_view procedure, const std::vector<Datum>& args, const Datum& value) {
   Impl& im = impl("observe_apply");
-  guarded([&] {
+  guarded(im.engine, [&] {
     std::vector<Value> vs;
     vs.reserve(args.size());
     for (const Datum& a : args) vs.push_back(from_datum(a));
@@ -234,7 +244,7 @@ void Runtime::observe_apply(std::string_view procedure, const std::vector<Datum>
 
 Datum Runtime::predict(std::string_view expression, std::string_view label) {
   Impl& im = impl("predict");
-  return guarded([&] {
+  return guarded(im.engine, [&] {
     Impl::Call call(im);
     if (!label.empty()) require_symbol(label, "predict: the label");
     Datum d;
@@ -245,7 +255,7 @@ Datum Runtime::predict(std::string_view expression, std::string_view label) {
 
 Datum Runtime::sample(std::string_view expression) {
   Impl& im = impl("sample");
-  return guarded([&] {
+  return guarded(im.engine, [&] {
     Impl::Call call(im);
     Datum d;
     im.engine.sample(im.expression(expression), [&](const Value& v) { d = to_datum(v); });
@@ -256,7 +266,7 @@ Datum Runtime::sample(std::string_view expression) {
 
 void Runtime::infer(std::string_view program) {
   Impl& im = impl("infer");
-  guarded([&] {
+  guarded(im.engine, [&] {
     Impl::Call call(im);
     im.engine.infer(substitute_params(parser::parse_expression(im.next_source(program)), im.engine.params()));
     return 0;
@@ -265,7 +275,7 @@ void Runtime::infer(std::string_view program) {
 
 void Runtime::forget(std::string_view label) {
   Impl& im = impl("forget");
-  guarded([&] {
+  guarded(im.engine, [&] {
     im.engine.forget(std::string(label));
     return 0;
   });
@@ -273,7 +283,7 @@ void Runtime::forget(std::string_view label) {
 
 Datum Runtime::report(std::string_view label) const {
   Impl& im = impl("report");
-  return guarded([&] { return to_datum(im.engine.report(std::string(label))); });
+  return guarded(im.engine, [&] { return to_datum(im.engine.report(std::string(label))); });
 }
 
 std::vector<std::string> Runtime::take_warnings() { return impl("take_warnings").engine.trace().take_warnings(); }

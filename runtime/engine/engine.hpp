@@ -69,6 +69,7 @@ class Engine {
   const ParamMap& params() const { return params_; }
   SpRegistry& registry() { return registry_; }
   Trace& trace() { return *trace_; }
+  const Trace& trace() const { return *trace_; }
   Draws& draws() { return draws_; }
   const Draws& draws() const { return draws_; }
   /// One record per kernel of every [infer] run so far, in program order (a program that fails its checks

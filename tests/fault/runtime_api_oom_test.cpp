@@ -3,9 +3,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/engine/engine.hpp"
@@ -21,11 +23,22 @@ std::vector<std::unique_ptr<Runtime>>& kept_poisoned() {
   return *runtimes;
 }
 
+size_t occurrences(std::string_view text, std::string_view part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string_view::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
+}
+
 // forget of a predict whose family holds two mem'd families. Copying its record (a label too long to be stored
 // in place) fails cleanly; its teardown poisons.
 constexpr const char* kLabel = "sum_of_two_memoized_draws";
 
 TEST_CASE("a Runtime call that runs out of memory throws, and a poisoned runtime refuses the next call") {
+  // Runtime::forget, and the same directive through execute, whose Engine::execute adds the note itself.
+  std::function<void(Runtime&)> forget = [](Runtime& rt) { rt.forget(kLabel); };
+  SUBCASE("forget") {}
+  const std::string directive = std::string("[forget ") + kLabel + "]";  // made before allocations fail
+  SUBCASE("execute") { forget = [&directive](Runtime& rt) { rt.execute(directive); }; }
   size_t clean = 0, poisoned = 0;
   for (size_t at = 0;; ++at) {
     CAPTURE(at);
@@ -39,7 +52,7 @@ TEST_CASE("a Runtime call that runs out of memory throws, and a poisoned runtime
     {
       test::FailingNew failing(at, false);
       try {
-        rt->forget(kLabel);
+        forget(*rt);
       } catch (const RuntimeError& e) {
         error = e;
       }
@@ -51,13 +64,17 @@ TEST_CASE("a Runtime call that runs out of memory throws, and a poisoned runtime
     }
     REQUIRE(error);
     CHECK(error->kind() == "domain error");
-    CHECK(error->message() == "out of memory");
+    CHECK(error->message().starts_with("out of memory"));  // through execute: "... while reading this input ..."
+    const size_t notes = occurrences(error->what(), Engine::kPoisonedNote);
+    CHECK(notes <= 1);
+    const bool says_poisoned = notes == 1;
     std::optional<RuntimeError> refused;
     try {
       (void)rt->report(kLabel);
     } catch (const RuntimeError& e) {
       refused = e;
     }
+    CHECK(says_poisoned == refused.has_value());  // the failing call itself says the runtime cannot go on
     if (!refused) {
       CHECK(std::get<double>(rt->report(kLabel).value) == p);  // as if the forget had not run
       rt->forget(kLabel);
@@ -66,6 +83,7 @@ TEST_CASE("a Runtime call that runs out of memory throws, and a poisoned runtime
     }
     CHECK(refused->kind() == "domain error");
     CHECK(refused->message() == Engine::kPoisoned);
+    CHECK(occurrences(refused->what(), Engine::kPoisonedNote) == 0);  // it was the call before that ran out
     const std::string message(Engine::kPoisoned);
     CHECK_THROWS_WITH_AS(rt->execute("[assume x 1]"), doctest::Contains(message.c_str()), RuntimeError);
     kept_poisoned().push_back(std::move(rt));
