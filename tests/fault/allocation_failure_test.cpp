@@ -224,8 +224,9 @@ size_t check_every_allocation(const std::string& csv, const Case& c, bool persis
     }
     if (!same) wrong.push_back(at);
   }
-  MESSAGE(c.name, ": ", at, stride > 1 ? " allocations or fewer, " : " allocations, ", poisoned,
-          " left the trace poisoned");
+  // One string: doctest printed the address of a const char* that a conditional gave.
+  MESSAGE(fmt::format("{}: {} allocations{}, {} left the trace poisoned", c.name, at, stride > 1 ? " or fewer" : "",
+                      poisoned));
   CHECK_MESSAGE(wrong.empty(), "the session differs after failing allocations ",
                 fmt::format("{}", fmt::join(wrong, " ")));
   CHECK(at > 0);
