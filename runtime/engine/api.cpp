@@ -297,6 +297,17 @@ std::vector<double> Runtime::draws(std::string_view column) const {
   return {};
 }
 
+std::vector<bool> Runtime::draws_present(std::string_view column) const {
+  const Draws& d = impl("draws_present").engine.draws();
+  for (size_t i = 0; i < d.columns().size(); ++i) {
+    if (d.columns()[i] != column) continue;
+    std::vector<bool> present(d.rows());
+    for (size_t row = 0; row < d.rows(); ++row) present[row] = d.has(i, row);
+    return present;
+  }
+  return {};
+}
+
 size_t Runtime::draw_rows() const { return impl("draw_rows").engine.draws().rows(); }
 
 std::vector<KernelReport> Runtime::kernel_reports() const {

@@ -120,6 +120,9 @@ class Runtime {
   /// NaN draw: pprun --draws writes the first as an empty cell and the second as nan).
   std::vector<std::string> draw_columns() const;
   std::vector<double> draws(std::string_view column) const;
+  /// Which rows of a column hold a draw (true for a NaN draw, false where the row has no value); empty for an
+  /// unknown column.
+  std::vector<bool> draws_present(std::string_view column) const;
   size_t draw_rows() const;
   /// The kernel report of every inference program run so far, in order (including kernels of a failed
   /// infer that had started running). Empty before any infer.

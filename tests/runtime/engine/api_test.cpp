@@ -103,6 +103,25 @@ TEST_CASE("assume, observe, predict, sample, infer, report and forget") {
   CHECK(rt.report("mu").as_double() == mu1);
 }
 
+TEST_CASE("draws_present tells a row without a value from a NaN draw, which draws() both give as NaN") {
+  vnt::Runtime rt;
+  rt.assume("k", "2");
+  rt.infer("(collect (zeros k) (/ 0 0))");
+  rt.forget("k");
+  rt.assume("k", "1");
+  rt.infer("(collect (zeros k) (/ 0 0))");  // a shorter vector: the second row has no "(zeros k)[1]"
+  REQUIRE(rt.draw_rows() == 2);
+  const std::vector<double> second = rt.draws("(zeros k)[1]"), nans = rt.draws("(/ 0 0)");
+  REQUIRE(second.size() == 2);
+  CHECK(second[0] == 0);
+  CHECK(std::isnan(second[1]));
+  CHECK((std::isnan(nans[0]) && std::isnan(nans[1])));
+  CHECK(rt.draws_present("(zeros k)[1]") == std::vector<bool>{true, false});
+  CHECK(rt.draws_present("(zeros k)[0]") == std::vector<bool>{true, true});
+  CHECK(rt.draws_present("(/ 0 0)") == std::vector<bool>{true, true});
+  CHECK(rt.draws_present("nosuch").empty());
+}
+
 TEST_CASE("observe_apply loads 1000 rows in a loop and they shape the posterior") {
   vnt::Runtime rt(seeded(5));
   rt.assume("slope", "(normal 0 10)");
@@ -554,6 +573,7 @@ TEST_CASE("a moved-from Runtime throws on every method, and can still be destroy
   moved_from([&] { a.report("m"); }, "report");
   moved_from([&] { a.draw_columns(); }, "draw_columns");
   moved_from([&] { a.draws("m"); }, "draws");
+  moved_from([&] { a.draws_present("m"); }, "draws_present");
   moved_from([&] { a.draw_rows(); }, "draw_rows");
   moved_from([&] { a.kernel_reports(); }, "kernel_reports");
   moved_from([&] { a.take_warnings(); }, "take_warnings");
