@@ -111,7 +111,7 @@ Node* Engine::eval_new_family(const Expr* e) {
 
 void Engine::uneval_and_destroy(Node* root) {
   Scaffold none;
-  Db db(*trace_);
+  Db db = Db::discarding(*trace_);
   uneval_family(*trace_, none, db, root);
   trace_->destroy_family(root);
 }

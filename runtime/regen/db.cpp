@@ -29,7 +29,9 @@ Node* Db::take_own_family(const RequestNode* r) {
   return root;
 }
 
-void Db::put_shared_family(const MemProcedure* m, const Value& key, Node* root) { shared_[SharedKey{m, key}] = root; }
+void Db::put_shared_family(const MemProcedure* m, const Value& key, Node* root) {
+  if (!discards_) shared_[SharedKey{m, key}] = root;
+}
 
 Node* Db::take_shared_family(const MemProcedure* m, const Value& key) {
   auto it = shared_.find(SharedKey{m, key});

@@ -17,22 +17,34 @@ class MemProcedure;
 class Db {
  public:
   explicit Db(Trace& trace) : trace_(trace) {}
+  /// A Db for taking a family apart for good (forget, the end of a sample): it saves nothing, so the teardown does
+  /// not allocate for it, and cannot run out of memory half done. Detach destroys the requested families it would
+  /// have held once they are un-evaluated.
+  static Db discarding(Trace& trace) { return Db(trace, Discard{}); }
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
-  void put_value(const Node* n, Value v) { values_[const_cast<Node*>(n)] = std::move(v); }
+  bool discards() const { return discards_; }
+  void put_value(const Node* n, Value v) {
+    if (!discards_) values_[const_cast<Node*>(n)] = std::move(v);
+  }
   /// The saved value of `n`, or nullptr.
   const Value* value(const Node* n) const;
   /// Removes and returns the saved value of `n`; throws kInternal if there is none.
   Value take_value(const Node* n);
 
-  void put_own_family(const RequestNode* r, Node* root) { own_[r] = root; }
+  void put_own_family(const RequestNode* r, Node* root) {
+    if (!discards_) own_[r] = root;
+  }
   Node* take_own_family(const RequestNode* r);
   void put_shared_family(const MemProcedure* m, const Value& key, Node* root);
   Node* take_shared_family(const MemProcedure* m, const Value& key);
 
  private:
+  struct Discard {};
+  Db(Trace& trace, Discard) : trace_(trace), discards_(true) {}
+
   struct SharedKey {
     const MemProcedure* mem;
     Value key;
@@ -49,6 +61,7 @@ class Db {
   };
 
   Trace& trace_;
+  bool discards_ = false;
   FlatPtrMap<Node, Value> values_;
   std::unordered_map<const RequestNode*, Node*> own_;
   std::unordered_map<SharedKey, Node*, SharedHash, SharedEq> shared_;

@@ -153,7 +153,11 @@ double Detach::uneval_family(Node* root) {
             stack.push(UnevalFrame{as_output(family)});
             continue;
           }
-          const double w = family == nullptr ? 0 : uneval_family(family);
+          double w = 0;
+          if (family != nullptr) {
+            w = uneval_family(family);
+            discard_if_unsaved(family);
+          }
           stack.top().requests += w;
           continue;
         }
@@ -181,7 +185,12 @@ double Detach::uneval_family(Node* root) {
         stack.pop();
         if (stack.empty()) return w;
         UnevalFrame& caller = stack.top();
-        (caller.step == UnevalFrame::kRequests ? caller.requests : caller.family) += w;
+        if (caller.step == UnevalFrame::kRequests) {  // `out` was a requested family, released by the caller
+          caller.requests += w;
+          discard_if_unsaved(out);
+        } else {
+          caller.family += w;
+        }
         continue;
       }
     }
@@ -221,7 +230,14 @@ double Detach::unapply_psp(Node* n) {
 
 double Detach::pop_esr(RequestNode* r) {
   Node* family = pop_esr_family(r);
-  return family == nullptr ? 0 : uneval_family(family);
+  if (family == nullptr) return 0;
+  const double w = uneval_family(family);
+  discard_if_unsaved(family);
+  return w;
+}
+
+void Detach::discard_if_unsaved(Node* family) {
+  if (db_.discards()) t_.destroy_family(family);
 }
 
 Node* Detach::pop_esr_family(RequestNode* r) {

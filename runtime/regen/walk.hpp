@@ -117,6 +117,8 @@ class Detach {
   Node* pop_esr_family(RequestNode* r);
   double uneval_lookup(LookupNode* l);
   double release(Node* top, bool release_top);
+  /// Destroys an un-evaluated requested family that a discarding Db did not take.
+  void discard_if_unsaved(Node* family);
 
   Trace& t_;
   Scaffold& s_;

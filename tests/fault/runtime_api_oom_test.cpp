@@ -29,16 +29,17 @@ size_t occurrences(std::string_view text, std::string_view part) {
   return n;
 }
 
-// forget of a predict whose family holds two mem'd families. Copying its record (a label too long to be stored
-// in place) fails cleanly; its teardown poisons.
+// An MH step on one of two mem'd draws that a labelled predict adds up. Saving the values its detach takes out can
+// run out of memory, where nothing undoes it: the trace is poisoned. Elsewhere the step fails cleanly.
 constexpr const char* kLabel = "sum_of_two_memoized_draws";
+constexpr const char* kStep = "(mh default one 1)";
 
 TEST_CASE("a Runtime call that runs out of memory throws, and a poisoned runtime refuses the next call") {
-  // Runtime::forget, and the same directive through execute, whose Engine::execute adds the note itself.
-  std::function<void(Runtime&)> forget = [](Runtime& rt) { rt.forget(kLabel); };
-  SUBCASE("forget") {}
-  const std::string directive = std::string("[forget ") + kLabel + "]";  // made before allocations fail
-  SUBCASE("execute") { forget = [&directive](Runtime& rt) { rt.execute(directive); }; }
+  // Runtime::infer, and the same directive through execute, whose Engine::execute adds the note itself.
+  std::function<void(Runtime&)> step = [](Runtime& rt) { rt.infer(kStep); };
+  SUBCASE("infer") {}
+  const std::string directive = std::string("[infer ") + kStep + "]";  // made before allocations fail
+  SUBCASE("execute") { step = [&directive](Runtime& rt) { rt.execute(directive); }; }
   size_t clean = 0, poisoned = 0;
   for (size_t at = 0;; ++at) {
     CAPTURE(at);
@@ -52,7 +53,7 @@ TEST_CASE("a Runtime call that runs out of memory throws, and a poisoned runtime
     {
       test::FailingNew failing(at, false);
       try {
-        forget(*rt);
+        step(*rt);
       } catch (const RuntimeError& e) {
         error = e;
       }
@@ -76,8 +77,8 @@ TEST_CASE("a Runtime call that runs out of memory throws, and a poisoned runtime
     }
     CHECK(says_poisoned == refused.has_value());  // the failing call itself says the runtime cannot go on
     if (!refused) {
-      CHECK(std::get<double>(rt->report(kLabel).value) == p);  // as if the forget had not run
-      rt->forget(kLabel);
+      CHECK(std::get<double>(rt->report(kLabel).value) == p);  // as if the step had not run
+      rt->infer(kStep);                                         // and the runtime goes on
       ++clean;
       continue;
     }
