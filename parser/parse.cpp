@@ -76,7 +76,7 @@ TokKind tok_kind(size_t type) {
 
 // The lexer and parser call OomReserve::checkpoint where ANTLR holds none of its locks: before each token, and at
 // each rule and token the parser takes.
-class Lexer : public VntLexer {
+class CheckedLexer : public VntLexer {
  public:
   using VntLexer::VntLexer;
   std::unique_ptr<antlr4::Token> nextToken() override {
@@ -124,7 +124,7 @@ struct Pipeline {
   SourceMap map;
   std::unique_ptr<antlr4::ANTLRErrorListener> listener;
   antlr4::ANTLRInputStream input;
-  Lexer lexer;
+  CheckedLexer lexer;
   antlr4::CommonTokenStream tokens;
   Checkpoints checkpoints;
   VntParser parser;
@@ -226,7 +226,7 @@ size_t count_directives(const std::shared_ptr<const SourceFile>& file) {
   VNT_ASSERT(file != nullptr, "count_directives needs a source file");
   detail::OomReserve reserve;
   antlr4::ANTLRInputStream input(bytes_as_utf8(file->text));
-  Lexer lexer(&input);
+  CheckedLexer lexer(&input);
   lexer.removeErrorListeners();  // the lexer accepts every input (Vnt.g4)
   size_t n = 0;
   for (auto t = lexer.nextToken(); t->getType() != antlr4::Token::EOF; t = lexer.nextToken())
@@ -245,7 +245,7 @@ Syntax parse_expression(const std::shared_ptr<const SourceFile>& file) {
 
 void detail::forget_learnt_parses() {
   antlr4::ANTLRInputStream input("");
-  Lexer lexer(&input);
+  CheckedLexer lexer(&input);
   antlr4::CommonTokenStream tokens(&lexer);
   VntParser parser(&tokens);
   lexer.getInterpreter<antlr4::atn::LexerATNSimulator>()->clearDFA();
