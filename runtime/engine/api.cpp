@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <new>
+#include <optional>
 
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
@@ -290,22 +291,29 @@ std::vector<std::string> Runtime::take_warnings() { return impl("take_warnings")
 
 std::vector<std::string> Runtime::draw_columns() const { return impl("draw_columns").engine.draws().columns(); }
 
+namespace {
+
+/// The index of a column of the draws, or none.
+std::optional<size_t> column_index(const Draws& d, std::string_view column) {
+  for (size_t i = 0; i < d.columns().size(); ++i)
+    if (d.columns()[i] == column) return i;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::vector<double> Runtime::draws(std::string_view column) const {
   const Draws& d = impl("draws").engine.draws();
-  for (size_t i = 0; i < d.columns().size(); ++i)
-    if (d.columns()[i] == column) return d.column(i);
-  return {};
+  const std::optional<size_t> i = column_index(d, column);
+  return i ? d.column(*i) : std::vector<double>();
 }
 
 std::vector<bool> Runtime::draws_present(std::string_view column) const {
   const Draws& d = impl("draws_present").engine.draws();
-  for (size_t i = 0; i < d.columns().size(); ++i) {
-    if (d.columns()[i] != column) continue;
-    std::vector<bool> present(d.rows());
-    for (size_t row = 0; row < d.rows(); ++row) present[row] = d.has(i, row);
-    return present;
-  }
-  return {};
+  const std::optional<size_t> i = column_index(d, column);
+  std::vector<bool> present(i ? d.rows() : 0);
+  for (size_t row = 0; row < present.size(); ++row) present[row] = d.has(*i, row);
+  return present;
 }
 
 size_t Runtime::draw_rows() const { return impl("draw_rows").engine.draws().rows(); }
