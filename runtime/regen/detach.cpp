@@ -153,11 +153,7 @@ double Detach::uneval_family(Node* root) {
             stack.push(UnevalFrame{as_output(family)});
             continue;
           }
-          double w = 0;
-          if (family != nullptr) {
-            w = uneval_family(family);
-            discard_if_unsaved(family);
-          }
+          const double w = family == nullptr ? 0 : uneval_released(family);
           stack.top().requests += w;
           continue;
         }
@@ -230,7 +226,10 @@ double Detach::unapply_psp(Node* n) {
 
 double Detach::pop_esr(RequestNode* r) {
   Node* family = pop_esr_family(r);
-  if (family == nullptr) return 0;
+  return family == nullptr ? 0 : uneval_released(family);
+}
+
+double Detach::uneval_released(Node* family) {
   const double w = uneval_family(family);
   discard_if_unsaved(family);
   return w;

@@ -117,6 +117,8 @@ class Detach {
   Node* pop_esr_family(RequestNode* r);
   double uneval_lookup(LookupNode* l);
   double release(Node* top, bool release_top);
+  /// Un-evaluates a family release_esr_family took out, which a discarding Db did not keep: then destroys it.
+  double uneval_released(Node* family);
   /// Destroys an un-evaluated requested family that a discarding Db did not take.
   void discard_if_unsaved(Node* family);
 
