@@ -12,6 +12,7 @@
 #include "parser/oom_reserve.hpp"
 #include "parser/syntax.hpp"
 #include "runtime/core/error.hpp"
+#include "runtime/core/interrupt.hpp"
 #include "runtime/core/source_text.hpp"
 
 namespace vnt::parser {
@@ -75,22 +76,43 @@ TokKind tok_kind(size_t type) {
 }
 
 // The lexer and parser call OomReserve::checkpoint where ANTLR holds none of its locks: before each token, and at
-// each rule and token the parser takes.
+// each rule and token the parser takes. There they also poll for an interrupt, every so often: a large input
+// takes seconds to parse.
+constexpr unsigned kStepsPerPoll = 4096;
+
 class CheckedLexer : public VntLexer {
  public:
   using VntLexer::VntLexer;
   std::unique_ptr<antlr4::Token> nextToken() override {
-    detail::OomReserve::checkpoint();
+    step();
     return VntLexer::nextToken();
   }
+  // nextToken goes on past skipped tokens (comments, white space) without returning.
+  void skip() override {
+    step();
+    VntLexer::skip();
+  }
+
+ private:
+  void step() {
+    detail::OomReserve::checkpoint();
+    if (++tokens_ % kStepsPerPoll == 0) poll_interrupt();
+  }
+  unsigned tokens_ = 0;
 };
 
 class Checkpoints : public antlr4::tree::ParseTreeListener {
  public:
   void visitTerminal(antlr4::tree::TerminalNode*) override { detail::OomReserve::checkpoint(); }
   void visitErrorNode(antlr4::tree::ErrorNode*) override {}
-  void enterEveryRule(antlr4::ParserRuleContext*) override { detail::OomReserve::checkpoint(); }
+  void enterEveryRule(antlr4::ParserRuleContext*) override {
+    detail::OomReserve::checkpoint();
+    if (++rules_ % kStepsPerPoll == 0) poll_interrupt();
+  }
   void exitEveryRule(antlr4::ParserRuleContext*) override {}  // ANTLR calls it while unwinding: it may not throw
+
+ private:
+  unsigned rules_ = 0;
 };
 
 // The ANTLR objects of one parse. Nothing is shared between parses, so parsing is reentrant. (The generated

@@ -501,6 +501,19 @@ TEST_CASE("an interrupt made while execute_file waits for its file stops it, and
   CHECK(error_of([&] { rt.report("a"); }).kind() == "name error");
 }
 
+TEST_CASE("an interrupt made while execute parses a large input stops the parse, and nothing of it runs") {
+  // Two million comment lines after a directive: seconds of lexing, and no tokens kept (comments are skipped). The
+  // last directive is left open, so a lexer that does not stop for the interrupt ends in a syntax error instead.
+  std::string text = "[assume a 1]\n";
+  for (int i = 0; i < 2000000; ++i) text += "; a comment line\n";
+  text += "[assume b 2\n";
+  vnt::Runtime rt;
+  CHECK(interrupted(rt, [&] { rt.execute(text); }) ==
+        "inference error: interrupted (Runtime::interrupt): nothing ran (the input was still being read)");
+  CHECK(error_of([&] { rt.report("a"); }).kind() == "name error");
+  CHECK(rt.execute("[assume c 3] [predict c]").at(0).as_double() == 3);  // the runtime goes on
+}
+
 TEST_CASE("an interrupt made while execute_file reads a large file stops the read, and nothing runs") {
   const std::string fifo =
       (std::filesystem::temp_directory_path() / ("vnt_api_fifo_large_" + std::to_string(getpid()))).string();
