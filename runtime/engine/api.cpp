@@ -50,11 +50,9 @@ Value from_datum(const Datum& d) {
 }
 
 /// The error of a call into `engine`. The call that left its trace half changed (out of memory where nothing could
-/// undo) says so in a last note, as a directive does (Engine::execute notes it already).
+/// undo) says so in a last note, as a directive does.
 [[noreturn]] void translate(Error e, const Engine& engine, bool was_poisoned) {
-  const std::vector<ErrorFrame>& frames = e.frames();
-  const bool noted = !frames.empty() && frames.back().text == Engine::kPoisonedNote;
-  if (!was_poisoned && engine.trace().poisoned() && !noted) e.add_frame(std::string(Engine::kPoisonedNote));
+  if (!was_poisoned) engine.note_if_poisoned(e);
   translate(e);
 }
 

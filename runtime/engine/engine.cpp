@@ -543,24 +543,40 @@ void Engine::infer(const parser::Syntax& program) {
   collected.drop_expressions();
 }
 
+namespace {
+
+/// Runs f, and makes running out of memory in it an error at `span`.
+template <class F>
+auto out_of_memory_at(const SourceSpan& span, std::string_view message, F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorKind::kDomain, std::string(message), span);
+  }
+}
+
+}  // namespace
+
 void Engine::refuse_if_poisoned(const SourceSpan& at) const {
   if (trace_->poisoned())
     throw Error(ErrorKind::kDomain, std::string(kPoisoned), at);
+}
+
+void Engine::note_if_poisoned(Error& e) const {
+  const std::vector<ErrorFrame>& frames = e.frames();
+  if (trace_->poisoned() && (frames.empty() || frames.back().text != kPoisonedNote))
+    e.add_frame(std::string(kPoisonedNote));
 }
 
 void Engine::execute(Directive d) {
   const SourceSpan span = d.span;
   refuse_if_poisoned(span);
   try {
-    run_directive(d);
-  } catch (const std::bad_alloc&) {
     // A builtin's own allocation fails at its application already (at_application). This is the trace's, or
     // printing a value's: the directive fails as any other, and says where.
-    Error e(ErrorKind::kDomain, "out of memory", span);
-    if (trace_->poisoned()) e.add_frame(std::string(kPoisonedNote));
-    throw e;
+    out_of_memory_at(span, "out of memory", [&] { run_directive(d); });
   } catch (Error& e) {
-    if (trace_->poisoned()) e.add_frame(std::string(kPoisonedNote));
+    note_if_poisoned(e);
     throw;
   }
 }
@@ -725,21 +741,6 @@ void Engine::observe_csv(const Directive& d) {
   }
   add_record(std::move(record));
 }
-
-namespace {
-
-/// Runs f, and makes running out of memory in it an error at `span`. (Within a directive's run, Engine::execute
-/// does so.)
-template <class F>
-auto out_of_memory_at(const SourceSpan& span, std::string_view message, F&& f) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    throw Error(ErrorKind::kDomain, std::string(message), span);
-  }
-}
-
-}  // namespace
 
 void Engine::run_source(const std::shared_ptr<const SourceFile>& file, bool note_skipped) {
   // The REPL: an input is one unit, like a file, so an error found before the run stops the directives before it too.

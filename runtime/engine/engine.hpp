@@ -99,6 +99,8 @@ class Engine {
       "this session cannot go on: running out of memory earlier left its trace half changed (start a new one)";
   static constexpr std::string_view kPoisonedNote =
       "note: the trace is left half changed, so no directive can run after this one (start a new session)";
+  /// Ends `e` with kPoisonedNote if the trace is poisoned and `e` does not say so yet.
+  void note_if_poisoned(Error& e) const;
 
   /// What a caller does with a directive's value within the directive (prints it, converts it): if it throws (out
   /// of memory, say), the directive fails and leaves the trace as it was.
