@@ -45,7 +45,7 @@ Value from_datum(const Datum& d) {
   std::string rendered = render_error(e);
   if (is_depth_error(e))  // what pprun says of --max-depth, for the API's (much lower) default
     rendered += "  note: if the recursion is meant to be this deep, raise vnt::Options::max_depth (the calling "
-                "thread's stack must hold it: up to 2 KiB per level, 3 KiB under sanitizers)\n";
+                "thread's stack must hold it: up to 2 KiB per level, 5 KiB under sanitizers)\n";
   throw RuntimeError(std::string(error_kind_name(e.kind())), span_location(e.span()), shown_message(e), rendered);
 }
 

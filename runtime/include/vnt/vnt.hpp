@@ -79,8 +79,9 @@ struct Options {
   uint64_t seed = 0;                            ///< seed of the trace's single random stream
   std::map<std::string, std::string> params;    ///< values of {name} external parameters
   /// Maximum nesting of evaluation (runaway recursion guard). Evaluation and inference recurse on the calling
-  /// thread's stack, up to 2 KiB per level (3 KiB under sanitizers): the default fits an 8 MiB stack; to raise it,
-  /// call the Runtime from a thread with a stack of max_depth x 3 KiB + 2 MiB. forget and ~Runtime need no more.
+  /// thread's stack, up to 2 KiB per level (5 KiB under sanitizers): the default fits an 8 MiB stack (10 MiB under
+  /// sanitizers); to raise it, call the Runtime from a thread with a stack of max_depth x 2 KiB + 2 MiB (x 5 KiB
+  /// under sanitizers). forget and ~Runtime need no more.
   int max_depth = 2000;
 };
 

@@ -271,7 +271,7 @@ TEST_CASE("Options::max_depth below 1 is refused when the runtime is made (every
   const std::string what = e.what();
   const std::string note =
       "  note: if the recursion is meant to be this deep, raise vnt::Options::max_depth (the calling thread's stack "
-      "must hold it: up to 2 KiB per level, 3 KiB under sanitizers)\n";
+      "must hold it: up to 2 KiB per level, 5 KiB under sanitizers)\n";
   CHECK(what.ends_with(note));
 }
 

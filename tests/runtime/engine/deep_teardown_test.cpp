@@ -11,7 +11,7 @@
 namespace {
 
 constexpr int kItems = 8000;
-// About four levels of evaluation per item; one level takes at most 3 KiB of stack (Debug with ASan).
+// About four levels of evaluation per item; one level takes at most 5 KiB of stack (ASan).
 constexpr int kDepth = 5 * kItems;
 constexpr size_t kLargeStack = size_t{768} << 20;
 // Enough for a directive on a shallow trace under ASan; un-evaluating kItems levels recursively took far more.

@@ -10,7 +10,7 @@ namespace vnt::list_recursion_tests {
 namespace {
 
 constexpr int kItems = 20000;
-// About three levels of evaluation per item; one level takes at most 3 KiB of stack (Debug with ASan).
+// About three levels of evaluation per item; one level takes at most 5 KiB of stack (ASan).
 constexpr int kDepth = 4 * kItems;
 constexpr size_t kStack = size_t{512} << 20;
 
