@@ -236,11 +236,15 @@ class Builder {
 std::vector<DirectiveSyntax> parse_program(const std::shared_ptr<const SourceFile>& file) {
   VNT_ASSERT(file != nullptr, "parse_program needs a source file");
   Pipeline p(file, Mode::kProgram);
-  VntParser::ProgramContext* tree = p.parser.program();
-  p.reserve.finish();
   Builder builder(p.map);
   std::vector<DirectiveSyntax> out;
-  for (VntParser::DirectiveContext* d : tree->directive()) out.push_back(builder.directive(d));
+  // Directive by directive (check_structure has seen the whole input), freeing each one's parse tree once it is
+  // converted: the parse trees of a large input were most of its peak memory.
+  while (p.tokens.LA(1) != antlr4::Token::EOF) {
+    out.push_back(builder.directive(p.parser.directive()));
+    p.parser.getTreeTracker().reset();
+  }
+  p.reserve.finish();
   return out;
 }
 
