@@ -12,7 +12,7 @@
 namespace vnt::stdlib {
 namespace {
 
-constexpr std::string_view kName = "categorical";
+constexpr std::string_view kCategoricalName = "categorical";
 constexpr double kSumTolerance = 1e-8;
 
 // Why p is not a probability vector (the tail of the message), or nullopt if it is one.
@@ -30,7 +30,7 @@ std::optional<std::string> problem(const Eigen::VectorXd& p) {
 
 class Categorical final : public Sp {
  public:
-  std::string_view name() const override { return kName; }
+  std::string_view name() const override { return kCategoricalName; }
   bool is_random() const override { return true; }
 
   Value simulate(const Args& args, Rng& rng) const override {
@@ -48,8 +48,8 @@ class Categorical final : public Sp {
   }
 
   double log_density(const Value& x, const Args& args) const override {
-    check_arity(kName, args, 1);
-    const Eigen::VectorXd& p = as_vector(args[0], ArgRef{kName, 1, "p"});
+    check_arity(kCategoricalName, args, 1);
+    const Eigen::VectorXd& p = as_vector(args[0], ArgRef{kCategoricalName, 1, "p"});
     if (problem(p)) return kNegInf;
     const double* k = std::get_if<double>(&x);
     if (!k || !(*k >= 0) || *k != std::floor(*k) || *k >= static_cast<double>(p.size())) return kNegInf;
@@ -65,9 +65,9 @@ class Categorical final : public Sp {
 
  private:
   static const Eigen::VectorXd& checked(const Args& args) {
-    check_arity(kName, args, 1);
-    const Eigen::VectorXd& p = as_vector(args[0], ArgRef{kName, 1, "p"});
-    if (auto why = problem(p)) raise(ErrorKind::kDomain, "{}: argument 1 (p) {}", kName, *why);
+    check_arity(kCategoricalName, args, 1);
+    const Eigen::VectorXd& p = as_vector(args[0], ArgRef{kCategoricalName, 1, "p"});
+    if (auto why = problem(p)) raise(ErrorKind::kDomain, "{}: argument 1 (p) {}", kCategoricalName, *why);
     return p;
   }
 };

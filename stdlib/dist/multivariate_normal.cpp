@@ -14,7 +14,7 @@
 namespace vnt::stdlib {
 namespace {
 
-constexpr std::string_view kName = "multivariate_normal";
+constexpr std::string_view kMvnName = "multivariate_normal";
 constexpr double kSymmetryTolerance = 1e-8;  // relative to sqrt(|c_ii c_jj|)
 
 struct Factor {
@@ -51,7 +51,7 @@ std::shared_ptr<const Factor> factorise(const Eigen::MatrixXd& cov) {
 
 class MultivariateNormal final : public Sp {
  public:
-  std::string_view name() const override { return kName; }
+  std::string_view name() const override { return kMvnName; }
   bool is_random() const override { return true; }
   bool real_valued() const override { return true; }
 
@@ -59,7 +59,7 @@ class MultivariateNormal final : public Sp {
     const Eigen::VectorXd& mean = mean_arg(args);
     std::string why;
     auto f = factor(args, mean, why);
-    if (!f) raise(ErrorKind::kDomain, "{}: {}", kName, why);
+    if (!f) raise(ErrorKind::kDomain, "{}: {}", kMvnName, why);
     Eigen::VectorXd z(mean.size());
     for (Eigen::Index i = 0; i < z.size(); ++i) z[i] = rng.normal();
     return make_vector(mean + f->llt.matrixL() * z);
@@ -77,13 +77,13 @@ class MultivariateNormal final : public Sp {
 
  private:
   static const Eigen::VectorXd& mean_arg(const Args& args) {
-    check_arity(kName, args, 2);
-    return as_vector(args[0], ArgRef{kName, 1, "mean"});
+    check_arity(kMvnName, args, 2);
+    return as_vector(args[0], ArgRef{kMvnName, 1, "mean"});
   }
 
   // The factor of a valid (mean, cov), or nullptr with the reason in `why`. Throws kType if cov is no matrix.
   std::shared_ptr<const Factor> factor(const Args& args, const Eigen::VectorXd& mean, std::string& why) const {
-    const Eigen::MatrixXd& cov = as_matrix(args[1], ArgRef{kName, 2, "cov"});
+    const Eigen::MatrixXd& cov = as_matrix(args[1], ArgRef{kMvnName, 2, "cov"});
     if (mean.size() == 0) {
       why = "argument 1 (mean) is empty, but must have at least one element";
     } else if (!mean.allFinite()) {

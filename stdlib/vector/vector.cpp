@@ -11,7 +11,7 @@
 namespace vnt::stdlib {
 namespace {
 
-Value make(const Call& c) {
+Value build_vector(const Call& c) {
   Eigen::VectorXd v(static_cast<Eigen::Index>(c.size()));
   for (size_t i = 0; i < c.size(); ++i) v[static_cast<Eigen::Index>(i)] = c.number(i);
   return make_vector(std::move(v));
@@ -143,7 +143,7 @@ Value concat(const Call& c) {
 }  // namespace
 
 void register_vector(SpRegistry& r) {
-  r.add(make_function_sp("vector", 0, kVariadic, make));
+  r.add(make_function_sp("vector", 0, kVariadic, build_vector));
   r.add(make_function_sp("lookup", 2, 2, lookup));
   r.add(make_function_sp("size", 1, 1, size));
   r.add(make_function_sp("dot", 2, 2, dot));
