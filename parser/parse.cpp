@@ -9,10 +9,10 @@
 #include "VntLexer.h"
 #include "VntParser.h"
 #include "parser/error_listener.hpp"
-#include "parser/oom_reserve.hpp"
 #include "parser/syntax.hpp"
 #include "runtime/core/error.hpp"
 #include "runtime/core/interrupt.hpp"
+#include "runtime/core/oom_reserve.hpp"
 #include "runtime/core/source_text.hpp"
 
 namespace vnt::parser {
@@ -95,7 +95,7 @@ class CheckedLexer : public VntLexer {
 
  private:
   void step() {
-    detail::OomReserve::checkpoint();
+    OomReserve::checkpoint();
     if (++tokens_ % kStepsPerPoll == 0) poll_interrupt();
   }
   unsigned tokens_ = 0;
@@ -103,10 +103,10 @@ class CheckedLexer : public VntLexer {
 
 class Checkpoints : public antlr4::tree::ParseTreeListener {
  public:
-  void visitTerminal(antlr4::tree::TerminalNode*) override { detail::OomReserve::checkpoint(); }
+  void visitTerminal(antlr4::tree::TerminalNode*) override { OomReserve::checkpoint(); }
   void visitErrorNode(antlr4::tree::ErrorNode*) override {}
   void enterEveryRule(antlr4::ParserRuleContext*) override {
-    detail::OomReserve::checkpoint();
+    OomReserve::checkpoint();
     if (++rules_ % kStepsPerPoll == 0) poll_interrupt();
   }
   void exitEveryRule(antlr4::ParserRuleContext*) override {}  // ANTLR calls it while unwinding: it may not throw
@@ -125,7 +125,7 @@ struct Pipeline {
         lexer(&input),
         tokens(&lexer),
         parser(&tokens) {
-    detail::OomReserve::checkpoint();  // after making ANTLR's objects
+    OomReserve::checkpoint();  // after making ANTLR's objects
     lexer.removeErrorListeners();
     lexer.addErrorListener(listener.get());
     parser.removeErrorListeners();
@@ -142,7 +142,7 @@ struct Pipeline {
     detail::check_structure(toks, map, mode);
   }
 
-  detail::OomReserve reserve;  // first: it must outlive every ANTLR object
+  OomReserve reserve;  // first: it must outlive every ANTLR object
   SourceMap map;
   std::unique_ptr<antlr4::ANTLRErrorListener> listener;
   antlr4::ANTLRInputStream input;
@@ -250,7 +250,7 @@ std::vector<DirectiveSyntax> parse_program(const std::shared_ptr<const SourceFil
 
 size_t count_directives(const std::shared_ptr<const SourceFile>& file) {
   VNT_ASSERT(file != nullptr, "count_directives needs a source file");
-  detail::OomReserve reserve;
+  OomReserve reserve;
   antlr4::ANTLRInputStream input(bytes_as_utf8(file->text));
   CheckedLexer lexer(&input);
   lexer.removeErrorListeners();  // the lexer accepts every input (Vnt.g4)

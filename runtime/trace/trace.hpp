@@ -15,6 +15,7 @@
 #include "runtime/core/error.hpp"
 #include "runtime/core/interrupt.hpp"
 #include "runtime/core/make_room.hpp"
+#include "runtime/core/oom_reserve.hpp"
 #include "runtime/core/rng.hpp"
 #include "runtime/sp/registry.hpp"
 #include "runtime/trace/node.hpp"
@@ -107,13 +108,16 @@ class Trace {
   /// downstream of it, so stale with it, and repaired with it when next read.
   bool& repairing() { return repairing_; }
   /// Whether a step that cannot be undone failed: out of memory in a detach, in the undoing of a failed step or in
-  /// a restore, which leave the trace half changed. The engine then refuses every directive (and leaks the trace
-  /// rather than tear down an inconsistent one).
+  /// a restore, which leave the trace half changed, even with the memory held in reserve for them. The engine then
+  /// refuses every directive (and leaks the trace rather than tear down an inconsistent one).
   bool poisoned() const { return poisoned_; }
   void poison() { poisoned_ = true; }
-  /// Runs `f`, one such step: if it throws, the trace is poisoned, and the exception goes on.
+  /// Runs `f`, one such step, with memory in reserve (OomReserve): a step that allocates little runs to its end
+  /// when memory runs out, and what allocates after it fails where a failure can be undone. If it throws all the
+  /// same, the trace is poisoned, and the exception goes on.
   template <class F>
   auto must_complete(F&& f) -> decltype(f()) {
+    OomReserve reserve(OomReserve::Retake::kIfAble);
     try {
       return f();
     } catch (...) {
@@ -283,6 +287,7 @@ class TraceTransaction {
   TraceTransaction& operator=(const TraceTransaction&) = delete;
   ~TraceTransaction() {
     try {
+      OomReserve reserve(OomReserve::Retake::kIfAble);
       t_.end_transaction(std::uncaught_exceptions() > exceptions_);
     } catch (...) {  // out of memory putting the choices back in order: a destructor cannot throw
       t_.poison();

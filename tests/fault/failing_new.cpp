@@ -13,7 +13,7 @@ namespace {
 struct Plan {
   bool live = false;   // a FailingNew exists
   bool armed = false;
-  bool persist = false;
+  vnt::test::Shortage shortage = vnt::test::Shortage::kOnce;
   bool failed = false;
   std::size_t left = 0;    // allocations to make before the failure
   std::size_t credit = 0;  // bytes a new-handler freed, which can be allocated again while memory stays short
@@ -34,7 +34,7 @@ bool fails_now(std::size_t n) {
   }
   plan.failed = true;
   ++failures;
-  if (!plan.persist) plan.armed = false;
+  if (plan.shortage != vnt::test::Shortage::kForGood) plan.armed = false;
   return true;
 }
 
@@ -42,8 +42,11 @@ bool fails_now(std::size_t n) {
 // allocation is tried again.
 template <class Malloc>
 void* allocate_with(std::size_t n, Malloc&& malloc) {
+  bool failing = false;  // this allocation failed: with Shortage::kBeyondReserve, it fails each time it is tried
   for (;;) {
-    if (!fails_now(n)) {
+    const bool fails = fails_now(n) || (failing && plan.shortage == vnt::test::Shortage::kBeyondReserve);
+    failing = failing || fails;
+    if (!fails) {
       if (void* p = malloc()) {
         if (plan.live && plan.failed) plan.after += n;
         return p;
@@ -78,8 +81,8 @@ void release(void* p) {
 
 namespace vnt::test {
 
-FailingNew::FailingNew(std::size_t at, bool persist_after) {
-  plan = Plan{.live = true, .armed = true, .persist = persist_after, .failed = false, .left = at, .credit = 0,
+FailingNew::FailingNew(std::size_t at, Shortage shortage) {
+  plan = Plan{.live = true, .armed = true, .shortage = shortage, .failed = false, .left = at, .credit = 0,
               .after = 0};
 }
 

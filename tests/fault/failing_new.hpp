@@ -4,15 +4,26 @@
 
 #include <cstddef>
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
+
 namespace vnt::test {
 
-/// While one lives, allocation number `at` (0 for the next one) fails; with `persist`, so do all after it, as when
-/// memory stays short, but for the memory a new-handler frees, which can be allocated again. A failure calls the
+/// How memory runs short when allocation number `at` fails.
+enum class Shortage {
+  kOnce,     // that allocation fails, once: tried again after the new-handler, it succeeds
+  kForGood,  // it and all after it fail, but for the memory a new-handler frees, which can be allocated again
+  kBeyondReserve,  // that allocation only, but tried again after the new-handler, it fails again: it is larger
+                   // than what the handler frees (runtime/core/oom_reserve.hpp)
+};
+
+/// While one lives, allocation number `at` (0 for the next one) fails as `shortage` says. A failure calls the
 /// new-handler if there is one, as the standard operator new does, else throws std::bad_alloc. The test's own
 /// checks run after it is gone.
 class FailingNew {
  public:
-  FailingNew(std::size_t at, bool persist);
+  FailingNew(std::size_t at, Shortage shortage);
   ~FailingNew();
   FailingNew(const FailingNew&) = delete;
   FailingNew& operator=(const FailingNew&) = delete;
@@ -20,6 +31,26 @@ class FailingNew {
   bool failed() const;
   /// How many bytes were allocated after the first failure (by one that failed and a new-handler let through too).
   std::size_t bytes_after_failure() const;
+};
+
+/// While one lives (and `on`), LeakSanitizer does not report what is allocated.
+class LeaksIgnored {
+ public:
+  explicit LeaksIgnored(bool on) : on_(on) {
+#ifdef __SANITIZE_ADDRESS__
+    if (on_) __lsan_disable();
+#endif
+  }
+  ~LeaksIgnored() {
+#ifdef __SANITIZE_ADDRESS__
+    if (on_) __lsan_enable();
+#endif
+  }
+  LeaksIgnored(const LeaksIgnored&) = delete;
+  LeaksIgnored& operator=(const LeaksIgnored&) = delete;
+
+ private:
+  bool on_;
 };
 
 }  // namespace vnt::test

@@ -1,6 +1,6 @@
 // Out of memory while parsing: the parse fails with std::bad_alloc, and the next parse runs. ANTLR locks its DFA
-// cache by hand around allocations, so without parser/oom_reserve.hpp a failure there left the lock held and the
-// next parse waited for it forever (the REPL hung at its next line).
+// cache by hand around allocations, so without the reserve of runtime/core/oom_reserve.hpp a failure there left
+// the lock held and the next parse waited for it forever (the REPL hung at its next line).
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -12,10 +12,10 @@
 #include <new>
 #include <string>
 
-#include "parser/oom_reserve.hpp"
 #include "parser/syntax.hpp"
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/error.hpp"
+#include "runtime/core/oom_reserve.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/core/source_text.hpp"
 #include "tests/fault/failing_new.hpp"
@@ -35,7 +35,7 @@ constexpr const char* kExpression = "(cycle ((mh 'w 0 1) (subsampled_mh default 
 
 // A failure stops the parse at its next token or rule, well within the reserve (25 KB at most here, from an empty
 // DFA cache; 186 KB, most of the parse, without the checkpoints).
-constexpr size_t kMostAfter = parser::detail::OomReserve::kBytes / 4;
+constexpr size_t kMostAfter = OomReserve::kBytes / 4;
 
 // A parse that does not finish in this time waits for a lock that a failed parse left held.
 constexpr unsigned kHangSeconds = 60;
@@ -57,10 +57,10 @@ constexpr size_t kStride = 3;
 constexpr size_t kStride = 1;
 #endif
 
-/// Fails each allocation of parse(), from an empty DFA cache, in turn (with `persist`, all after it too); after
-/// each, the same parse must run to its end. Returns how many allocations were failed.
+/// Fails each allocation of parse(), from an empty DFA cache, in turn, as `shortage` says; after each, the same
+/// parse must run to its end. Returns how many allocations were failed.
 template <class Parse>
-size_t fail_each_allocation(const char* text, bool persist, Parse&& parse) {
+size_t fail_each_allocation(const char* text, test::Shortage shortage, Parse&& parse) {
   const auto file = source(text);
   std::signal(SIGALRM, on_hang);
   size_t at = 0, most_after = 0;
@@ -72,7 +72,7 @@ size_t fail_each_allocation(const char* text, bool persist, Parse&& parse) {
     size_t after = 0;
     std::string what;
     {
-      test::FailingNew failing(at, persist);
+      test::FailingNew failing(at, shortage);
       try {
         parse(file);
       } catch (const std::bad_alloc&) {
@@ -100,13 +100,13 @@ size_t fail_each_allocation(const char* text, bool persist, Parse&& parse) {
 }
 
 TEST_CASE("a parse that runs out of memory fails with bad_alloc and leaves the parser usable") {
-  bool persist = false;
+  test::Shortage shortage = test::Shortage::kOnce;
   SUBCASE("one allocation fails") {}
-  SUBCASE("memory short for good") { persist = true; }
+  SUBCASE("memory short for good") { shortage = test::Shortage::kForGood; }
   const size_t program =
-      fail_each_allocation(kProgram, persist, [](const auto& file) { (void)parser::parse_program(file); });
+      fail_each_allocation(kProgram, shortage, [](const auto& file) { (void)parser::parse_program(file); });
   // The embedding API's and the inference language's path.
-  const size_t expression = fail_each_allocation(kExpression, persist, [](const auto& file) {
+  const size_t expression = fail_each_allocation(kExpression, shortage, [](const auto& file) {
     (void)parser::parse_expression(file);
   });
   CHECK(program > 100);  // the loop ran: a parse makes hundreds
@@ -123,7 +123,7 @@ TEST_CASE("an input that runs out of memory before it runs says so at its first 
     std::string message;
     bool failed = false;
     {
-      test::FailingNew failing(at, false);
+      test::FailingNew failing(at, test::Shortage::kOnce);
       try {
         e.run_source(file, true);
       } catch (const Error& err) {
