@@ -41,12 +41,14 @@ TEST_CASE("a Runtime call that runs out of memory throws, and a poisoned runtime
   SUBCASE("infer") {}
   const std::string directive = std::string("[infer ") + kStep + "]";  // made before allocations fail
   SUBCASE("execute") { step = [&directive](Runtime& rt) { rt.execute(directive); }; }
+  const std::string model = std::string("[assume f (mem (lambda (i) (normal 0 1)))] ") + kLabel +
+                            ": [predict (+ (f 1) (f 2))]";
   // Once first, so that ANTLR's cache has learnt the step's text: an allocation larger than the reserve cannot
   // happen where ANTLR holds its lock (a few DFA states), and one there that the reserve could not help would hang
   // every later parse (runtime/core/oom_reserve.hpp).
   {
     Runtime warm;
-    warm.execute("[assume f (mem (lambda (i) (normal 0 1)))] [predict (+ (f 1) (f 2))]");
+    warm.execute(model);
     step(warm);
   }
   size_t clean = 0, poisoned = 0;
@@ -55,7 +57,7 @@ TEST_CASE("a Runtime call that runs out of memory throws, and a poisoned runtime
     Options options;
     options.seed = 3;
     auto rt = std::make_unique<Runtime>(options);
-    rt->execute(std::string("[assume f (mem (lambda (i) (normal 0 1)))] ") + kLabel + ": [predict (+ (f 1) (f 2))]");
+    rt->execute(model);
     const double p = std::get<double>(rt->report(kLabel).value);
     std::optional<RuntimeError> error;
     bool failed = false;
