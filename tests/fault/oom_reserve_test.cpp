@@ -18,15 +18,20 @@ void application_handler() {
   throw std::bad_alloc();
 }
 
-/// Allocation number 0 from now on fails once; returns whether the allocation of 16 bytes then succeeded.
-bool allocate_with_one_failure() {
-  test::FailingNew failing(0, test::Shortage::kOnce);
+/// Whether an allocation of 16 bytes succeeds.
+bool allocates() {
   try {
     ::operator delete(::operator new(16));
     return true;
   } catch (const std::bad_alloc&) {
     return false;
   }
+}
+
+/// Allocation number 0 from now on fails once; returns whether the allocation of 16 bytes then succeeded.
+bool allocate_with_one_failure() {
+  test::FailingNew failing(0, test::Shortage::kOnce);
+  return allocates();
 }
 
 /// Spends the reserve: one failure inside an OomReserve.
@@ -67,13 +72,7 @@ TEST_CASE("a reserve that cannot be taken back throws before its work, or is don
     {
       test::FailingNew failing(0, test::Shortage::kForGood);
       OomReserve reserve(OomReserve::Retake::kIfAble);  // cannot take it back: goes on without one
-      bool threw = false;
-      try {
-        ::operator delete(::operator new(16));
-      } catch (const std::bad_alloc&) {
-        threw = true;
-      }
-      CHECK(threw);  // nothing in reserve to help it
+      CHECK_FALSE(allocates());                          // nothing in reserve to help it
     }
     OomReserve reserve(OomReserve::Retake::kIfAble);  // the next outermost one takes it back
     CHECK(allocate_with_one_failure());
