@@ -137,7 +137,9 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
   std::vector<std::string> params;
   app.add_option("file", o.file, "the .vnt program to run");
   app.add_option("--seed", o.seed, "seed of the trace's random stream")->default_val(0)->check(seed_range());
-  app.add_option("--param", params, "external parameter {name} of the program, as name=value (repeatable)");
+  // One name=value per --param: else `pprun --param n=3 model.vnt` takes the file for a second parameter.
+  app.add_option("--param", params, "external parameter {name} of the program, as name=value (repeatable)")
+      ->allow_extra_args(false);
   CLI::Option* draws = app.add_option("--draws", o.draws_path, "write the collected draws to this CSV file");
   app.add_option("--max-depth", o.max_depth,
                  fmt::format("maximum nesting of evaluation, at most {} here (deeper is a runaway recursion error)",

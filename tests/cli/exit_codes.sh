@@ -37,6 +37,11 @@ run ok.vnt --param a=1 --param b=2 --param a=3
 expect_rc 2 "--param given twice for one name"
 expect_eq "--param given twice is explained" "pprun: --param a is given twice" "$ERR"
 
+printf '[predict (+ {a} {b})]\n' >params.vnt
+run --param a=1 --param b=2 params.vnt
+expect_rc 0 "--param before the program file"
+expect_eq "each --param takes one value, not the program file after it" "3" "$OUT"
+
 run ok.vnt --seed abc
 expect_rc 2 "a non-numeric --seed"
 
