@@ -9,6 +9,10 @@
 
 #include "runtime/syntax/analyze.hpp"
 
+namespace vnt {
+class Engine;
+}
+
 namespace vnt::cli {
 
 struct Options {
@@ -33,6 +37,22 @@ void print_output(const Value& v, const Directive& d);
 
 /// Runs fn, printing a vnt::Error as a diagnostic; returns fn's result, 2 for user errors, 1 for internal ones.
 int guarded(const Options& o, const std::function<int()>& fn);
+
+enum class InterruptMode {
+  kRepl,  // every Ctrl-C stops the directive running; the session goes on
+  kRun,   // the first Ctrl-C stops the directive running, a second one ends the process
+};
+
+/// Makes SIGINT (Ctrl-C) set a flag that `engine` polls, so the directive running fails with "interrupted
+/// (Ctrl-C)" (an [infer] keeps the transitions it made). In kRun mode nothing is installed if SIGINT is ignored
+/// (a background job); returns whether the handler was installed.
+bool catch_interrupts(Engine& engine, InterruptMode mode);
+/// Whether Ctrl-C was pressed since the last clear_interrupt().
+bool interrupt_requested();
+void clear_interrupt();
+/// Ends the process as SIGINT's default action does (status 130 in a shell), after flushing the output, so that
+/// a shell running pprun in a loop stops too.
+[[noreturn]] void end_as_interrupted();
 
 /// The interactive loop: each input is one or more directives; errors are reported and the session goes on.
 int run_repl(const Options& o);

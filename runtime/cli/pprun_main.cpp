@@ -81,19 +81,22 @@ int run_file(const Options& o) {
   engine.trace().set_max_eval_depth(o.max_depth);
   engine.set_output(print_output);
   engine.trace().set_warning_sink([](const std::string& m) { std::fflush(stdout); std::fprintf(stderr, "warning: %s\n", m.c_str()); });
+  catch_interrupts(engine, InterruptMode::kRun);
   try {
     engine.run_source(read_source(o.file));
   } catch (...) {
-    // The [infer]s before the failing directive keep their moves, and their draws too: an hour of sampling is not
-    // lost to a typo further down. With nothing collected the file is still written (empty), so that an older
-    // run's draws are not taken for this one's.
+    // The [infer]s before the failing (or interrupted) directive keep their moves, and their draws too: an hour
+    // of sampling is not lost to a typo further down, or to Ctrl-C. With nothing collected the file is still
+    // written (empty), so that an older run's draws are not taken for this one's. The summary comes before the
+    // error, which is then the last thing on the screen.
     std::fflush(stdout);
-    if (!o.draws_path.empty()) {
-      try {
-        write_draws(o, engine);
-      } catch (const Error& e) {
-        fmt::print(stderr, "pprun: {}\n", e.what());
-      }
+    try {
+      if (!o.draws_path.empty()) write_draws(o, engine);
+      if (!o.quiet) print_summary(engine, std::cout);
+      std::cout.flush();
+    } catch (const Error& e) {
+      fmt::print(stderr, "pprun: {}\n", e.what());
+    } catch (const std::bad_alloc&) {  // a trace that ran out of memory: the error says so
     }
     throw;
   }
@@ -174,7 +177,10 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
       return 2;
     }
   }
-  return o.file.empty() ? run_repl(o) : guarded(o, [&] { return run_file(o); });
+  if (o.file.empty()) return run_repl(o);
+  int rc = guarded(o, [&] { return run_file(o); });
+  if (rc != 0 && interrupt_requested()) end_as_interrupted();
+  return rc;
 }
 
 }  // namespace

@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -67,21 +65,9 @@ class OpenBrackets {
   char last_ = 0;       // the last character outside strings, comments and whitespace
 };
 
-// Set by Ctrl-C; the engine stops a running [infer] when it sees it, and the session goes on.
-std::atomic<bool> interrupt_requested{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
-
-void on_interrupt(int /*signal*/) { interrupt_requested.store(true, std::memory_order_relaxed); }
-
 /// Ctrl-C stops the directive that runs instead of ending the process (and the session's trace with it).
-/// SA_RESTART: a read at the prompt goes on, so Ctrl-C there does nothing but is forgotten before the next input.
-void catch_interrupts(Engine& engine) {
-  struct sigaction action = {};
-  action.sa_handler = on_interrupt;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &action, nullptr);
-  engine.set_interrupt(&interrupt_requested, "interrupted (Ctrl-C)");
+void catch_repl_interrupts(Engine& engine) {
+  catch_interrupts(engine, InterruptMode::kRepl);
 #ifdef VNT_HAVE_LIBEDIT
   // libedit's own handler would re-send SIGINT to ours and then echo the line being typed a second time.
   rl_catch_signals = 0;
@@ -115,7 +101,7 @@ int run_repl(const Options& o) {
   engine.set_output(print_output);
   engine.trace().set_warning_sink([](const std::string& m) { std::fflush(stdout); std::fprintf(stderr, "warning: %s\n", m.c_str()); });
   if (interactive) {
-    catch_interrupts(engine);
+    catch_repl_interrupts(engine);
     fmt::print("vnt REPL: enter directives such as [assume x (normal 0 1)]; Ctrl-D quits.\n");
   }
   int input_no = 0;
@@ -123,7 +109,7 @@ int run_repl(const Options& o) {
   auto run = [&](std::string text) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) return;
     auto file = std::make_shared<const SourceFile>(SourceFile{fmt::format("<repl:{}>", ++input_no), text});
-    interrupt_requested.store(false, std::memory_order_relaxed);
+    clear_interrupt();
     int rc = guarded(o, [&] {
       engine.run_source(file, /*note_skipped=*/true);
       std::fflush(stdout);

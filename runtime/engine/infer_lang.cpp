@@ -399,14 +399,14 @@ void add_kernel_records(Engine& engine, InferOp& op) {
   for (InferOp& c : op.children) add_kernel_records(engine, c);
 }
 
-/// Stops the program between two steps when the engine's interrupt flag is set (Ctrl-C in the REPL,
-/// Runtime::interrupt): an inference error like any other, so the transitions made are kept and the rows of this
-/// [infer] dropped.
+/// Stops the program between two steps when the engine's interrupt flag is set (Ctrl-C, Runtime::interrupt): an
+/// inference error, so the transitions made are kept; so are the rows collected (run_infer_program).
 void check_interrupt(Engine& engine, const InferOp& op) {
   const Trace& t = engine.trace();
   if (t.interrupt_requested())
     throw Error(ErrorKind::kInference,
-                fmt::format("{}: the transitions made before it are kept", t.interrupt_what()), op.span);
+                fmt::format("{}: the transitions made and the draws collected before it are kept",
+                            t.interrupt_what()), op.span);
 }
 
 KernelRecord& count_transition(Engine& engine, const InferOp& op, bool accepted) {
@@ -566,8 +566,10 @@ void run_infer_program(Engine& engine, const parser::Syntax& program) {
   try {
     run(engine, op);
   } catch (...) {
-    // Moves already made are valid MCMC steps and stay; the draws of a failed run are dropped.
-    engine.draws().truncate(rows);
+    // Moves already made are valid MCMC steps and stay. The draws of a run that failed are dropped, but not those
+    // of one stopped by hand (Ctrl-C on a long run keeps what it sampled). Rows are added whole, so none is half
+    // written.
+    if (!engine.trace().interrupt_requested()) engine.draws().truncate(rows);
     throw;
   }
 }

@@ -76,8 +76,9 @@ expect_eq "--draws naming the program file is refused" \
   "error: --draws: './model.vnt' is the program file, which the draws would overwrite" "$ERR"
 if ! cmp -s model.vnt keep.vnt; then fail "--draws naming the program file overwrote it"; fi
 
-# A directive that fails after an [infer] keeps that [infer]'s draws: they are written, and the run still fails
-# with nothing more printed. The rows of a failing [infer] itself are dropped; with no rows, the file is emptied.
+# A directive that fails after an [infer] keeps that [infer]'s draws: they are written and summarized (with the
+# kernel report, before the error), and the run still fails. The rows of a failing [infer] itself are dropped;
+# with no rows, the file is emptied.
 cat >late_error.vnt <<'VNT'
 [assume mu (normal 0 1)]
 [infer (repeat 5 (do (mh default one 1) (collect mu)))]
@@ -87,7 +88,15 @@ run late_error.vnt --seed 3 --draws late.csv
 expect_rc 2 "a directive failing after an [infer]"
 expect_eq "the draws collected before it are written" "mu|5" \
   "$(head -n 1 late.csv)|$(tail -n +2 late.csv | wc -l | tr -d ' ')"
-expect_eq "and nothing is printed on standard output" "" "$OUT"
+expect_eq "and summarized, with the kernel report" "name    mean     sd       5%     50%    95%  ess
+mu    0.4632  0.735  -0.3877  0.5762  1.311    5
+
+kernel                                transitions  accepted
+mh default one (late_error.vnt:2:22)            5     1.000" "$OUT"
+expect_match "then the error" "^late_error.vnt:3:53: error: log: argument 1 is -1" "$(first_line "$ERR")"
+run late_error.vnt --seed 3 --quiet
+expect_rc 2 "a directive failing after an [infer], --quiet"
+expect_eq "--quiet prints no summary after an error either" "" "$OUT"
 # An unwritable --draws is found before the run, not after it: nothing runs.
 run late_error.vnt --seed 3 --draws no/such/dir/late.csv
 expect_rc 2 "a program with an unwritable --draws"

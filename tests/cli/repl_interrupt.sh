@@ -14,7 +14,7 @@ tm send-keys -t repl '[infer (repeat 5 (collect 7))]' Enter
 tm send-keys -t repl '[infer (repeat 1000000000 (do (mh default one 1) (collect mu)))]' Enter
 sleep 1  # the [infer] runs (about a minute per 1e8 transitions, so it cannot end by itself here)
 tm send-keys -t repl C-c
-wait_for 'error: interrupted \(Ctrl-C\): the transitions made before it are kept' || finish
+wait_for 'error: interrupted \(Ctrl-C\): the transitions made and the draws collected before it are kept' || finish
 wait_for '^vnt>$' || finish
 # The session goes on: mu is still assumed and was moved (the only value it cannot have now is its first one).
 tm send-keys -t repl '[predict (!= mu 0.0025056486147713064)]' Enter

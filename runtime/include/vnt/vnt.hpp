@@ -133,8 +133,8 @@ class Runtime {
   std::vector<std::string> take_warnings();
 
   /// Stops the call that is running. An inference program stops between two transitions, with RuntimeError
-  /// (kind "inference error") "interrupted (Runtime::interrupt): the transitions made before it are kept", keeping
-  /// them as any failing infer does; any other directive stops at its next procedure call (or between pieces
+  /// (kind "inference error") "interrupted (Runtime::interrupt): the transitions made and the draws collected
+  /// before it are kept", keeping both (an infer that fails keeps its moves but drops its draws); any other directive stops at its next procedure call (or between pieces
   /// of a large matrix product or bulk load) with "...: the directive is undone", leaving the runtime as it was
   /// before it; an execute_file still reading its file stops with "...: nothing ran (the file was still being
   /// read)". The one method that may be called from another thread or a signal handler (it sets an atomic

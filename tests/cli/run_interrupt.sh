@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Ctrl-C (SIGINT) on `pprun model.vnt` stops the running [infer] between two transitions, keeps its moves and the
+# draws it collected, writes --draws, prints the summary and the kernel report, then the error, and ends as killed
+# by SIGINT (130), so that a shell loop running pprun stops too. Before, SIGINT ended the run with nothing printed
+# and no --draws file.
+# SPDX-License-Identifier: Apache-2.0
+source "$(dirname "$0")/common.bash" "$@"
+
+cat >long.vnt <<'VNT'
+[assume mu (normal 0 1)]
+[observe (normal mu 1) 2]
+[infer (repeat 1000000000 (do (mh default one 1) (collect mu)))]
+[predict 12345]
+VNT
+set -m  # job control: a background job of a script otherwise starts with SIGINT ignored
+"$PPRUN" long.vnt --seed 2 --draws long.csv >out.txt 2>err.txt &
+pid=$!
+# Once it has used a second of CPU it is in the [infer] (which cannot end by itself: about 1e6 transitions a
+# second); before its handler is installed, SIGINT would just end it.
+for _ in $(seq 200); do
+  ticks=$(awk '{print $14}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+  [ "${ticks:-0}" -ge "$(getconf CLK_TCK)" ] && break
+  sleep 0.1
+done
+kill -INT "$pid"
+wait "$pid"
+RC=$?
+set +m
+OUT=$(cat out.txt)
+ERR=$(cat err.txt)
+LAST_CMD="pprun long.vnt --seed 2 --draws long.csv, then SIGINT"
+expect_rc 130 "a run stopped by SIGINT ends as killed by it"
+expect_match "the error says what is kept" "^long.vnt:3:[0-9]+: error: interrupted \(Ctrl-C\): the transitions made \
+and the draws collected before it are kept$" "$(first_line "$ERR")"
+expect_match "the summary of the draws is printed" "^mu +-?[0-9.]+ " "$OUT"
+expect_match "and the kernel report" "^mh default one \(long.vnt:3:31\) +[0-9]+ " "$OUT"
+if printf '%s\n' "$OUT" | grep -q 12345; then fail "a directive after the interrupted one ran"; fi
+rows=$(($(wc -l <long.csv) - 1))
+transitions=$(printf '%s\n' "$OUT" | sed -n 's/^mh default one (long.vnt:3:31) *\([0-9]*\) .*/\1/p')
+if [ "$rows" -lt 1000 ]; then fail "--draws holds $rows rows, not the draws collected before SIGINT"; fi
+if [ -z "$transitions" ] || [ $((transitions - rows)) -lt 0 ] || [ $((transitions - rows)) -gt 1 ]; then
+  fail "$rows rows written for ${transitions:-?} transitions (one collect each)"
+fi
+finish
