@@ -286,4 +286,21 @@ std::string span_text(const SourceSpan& span) {
   return end > begin ? text.substr(begin, end - begin) : std::string();
 }
 
+std::string normalized_text(const Syntax& s) {
+  switch (s.kind) {
+    case Syntax::Kind::kList: {
+      std::string out = "(";
+      for (size_t i = 0; i < s.items.size(); ++i) {
+        if (i > 0) out += ' ';
+        out += normalized_text(s.items[i]);
+      }
+      return out + ')';
+    }
+    case Syntax::Kind::kQuote:
+      return "'" + normalized_text(s.items[0]);
+    default:
+      return span_text(s.span);  // an atom, a string or a {param}, as written
+  }
+}
+
 }  // namespace vnt::parser

@@ -56,8 +56,13 @@ size_t count_directives(const std::shared_ptr<const SourceFile>& file);
 /// Throws vnt::Error (kSyntax) as parse_program does, also when anything follows the expression.
 Syntax parse_expression(const std::shared_ptr<const SourceFile>& file);
 
-/// The exact source text a span covers (for column names such as `(lookup w 0)`).
+/// The exact source text a span covers.
 std::string span_text(const SourceSpan& span);
+
+/// The source text of `s` with its atoms as written, one space between a list's items and comments dropped: the
+/// same expression written with other spacing, or over several lines, gives the same text (collect's column names,
+/// such as `(lookup w 0)`).
+std::string normalized_text(const Syntax& s);
 
 namespace detail {
 /// Empties ANTLR's cache of what it has learnt from earlier parses (its DFA), kept for the whole process, so that

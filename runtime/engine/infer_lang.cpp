@@ -336,7 +336,7 @@ InferOp compile(const Syntax& s, const ParamMap& params, Engine* keeper) {
   if (head == "collect") {
     op.kind = InferOp::Kind::kCollect;
     std::vector<std::string> texts;
-    for (size_t i = 1; i < a.size(); ++i) texts.push_back(parser::span_text(a[i].span));
+    for (size_t i = 1; i < a.size(); ++i) texts.push_back(parser::normalized_text(a[i]));
     std::vector<std::string> names = column_names(texts);
     for (size_t i = 1; i < a.size(); ++i) {
       ExprPtr e = analyze_expression(a[i], params);

@@ -43,6 +43,12 @@ TEST_CASE("a directive: keyword, arguments and spans") {
   CHECK(span_text(call.span) == "(normal 0 1)");
 }
 
+TEST_CASE("normalized_text: atoms as written, one space between items, no comments") {
+  auto ds = program("[predict ( f  1.50 ; a comment\n  '( a   \"s  t\" ) {n}\t( ) )]");
+  REQUIRE(ds.size() == 1);
+  CHECK(normalized_text(ds[0].args[0]) == "(f 1.50 '(a \"s  t\") {n} ())");
+}
+
 TEST_CASE("keywords and argument counts are not validated here") {
   auto ds = program("[observe (normal x 1) 2.5] [predict x] [infer (mh default one 10)] [sample] [frobnicate 1 2 3]");
   REQUIRE(ds.size() == 5);

@@ -335,6 +335,20 @@ TEST_CASE("each expression of a collect has a column of its own, even when two a
   CHECK(named.draws("v#2[1]") == std::vector<double>{2});
 }
 
+// Columns were keyed by the exact source text while the summary showed it with its spacing collapsed: a burn-in
+// and a sampling [infer] whose collects were spaced differently filled two columns that looked alike.
+TEST_CASE("collects of one expression written with other spacing, over lines or with comments fill one column") {
+  vnt::Runtime rt(seeded(4));
+  rt.assume("mu", "(normal 0 1)");
+  rt.infer("(repeat 2 (collect (+ mu 1)))");
+  rt.infer("(repeat 3 (collect ( +  mu\n  1 ) ; one more\n))");
+  rt.infer("(repeat 1 (collect (+ mu 1.0)))");  // 1.0 is not written 1: a column of its own
+  CHECK(rt.draw_columns() == std::vector<std::string>{"(+ mu 1)", "(+ mu 1.0)"});
+  const std::vector<double> one = rt.draws("(+ mu 1)");
+  REQUIRE(one.size() == 6);  // the last row has no value there
+  CHECK(std::count_if(one.begin(), one.end(), [](double x) { return std::isfinite(x); }) == 5);
+}
+
 /// Runs `call` on another thread, interrupts it from this one after 0.1 s, and returns "kind: message" of the
 /// RuntimeError it threw ("" if it returned).
 template <class F>
