@@ -244,6 +244,27 @@ Value Engine::predict(const Expr* e, const std::string& label, const ValueUse& u
   return root->value;
 }
 
+namespace {
+
+/// A value's kind, with a vector's or matrix's size: what the observed value of a real-valued choice must match.
+std::string shape_of(const Value& v) {
+  if (is_vector(v)) return fmt::format("a vector of length {}", std::get<VectorPtr>(v)->size());
+  if (is_matrix(v)) {
+    const Eigen::MatrixXd& m = *std::get<MatrixPtr>(v);
+    return fmt::format("a {}x{} matrix", m.rows(), m.cols());
+  }
+  return std::string(kind_name(v));
+}
+
+/// What an observation is under: its expression, and for a variable (x, bound to a (uniform_continuous 0 1)
+/// elsewhere), the random choice it names. (A call's text shows what it applies; observe_csv's rows are calls.)
+std::string observed_under(const Node* c, const Expr* e) {
+  if (e->kind != Expr::Kind::kVar || c->expr == nullptr) return e->text();
+  return fmt::format("{}, the {} at {}", e->text(), c->expr->text(), span_location(c->expr->span));
+}
+
+}  // namespace
+
 void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Expr* e) {
   const Value v = primitive_at(as_output(c))->sp().canonical(observed);
   // Set the observed value with a forced proposal on the choice, so every consumer is updated and re-scored.
@@ -292,9 +313,18 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
     Db xi_db(*trace_);
     detach_and_extract(*trace_, s, xi_db);
     regen_and_attach(*trace_, s, true, *rho_db);
+    // c holds its drawn value again. A real-valued choice observed at a value of another kind or size is a type
+    // error, not an impossible observation.
+    if (impossible && (own == kNegInf || std::isnan(own)) && p->sp().real_valued() &&
+        shape_of(v) != shape_of(c->value))
+      throw Error(ErrorKind::kType,
+                  fmt::format("observe: {} is {}, but {} draws {}", to_string(v), shape_of(v), observed_under(c, e),
+                              shape_of(c->value)),
+                  e->span);
     if (impossible && (own == kNegInf || std::isnan(own)))
       throw Error(ErrorKind::kZeroProbability,
-                  fmt::format("observe: {} has probability zero under {}", to_string(v), e->text()), e->span);
+                  fmt::format("observe: {} has probability zero under {}", to_string(v), observed_under(c, e)),
+                  e->span);
     if (impossible && ruled_out && ruled_out->expr != nullptr)
       throw Error(ErrorKind::kZeroProbability,
                   fmt::format("observe: observing {} makes {} at {} impossible: its value {} has probability zero",
@@ -307,7 +337,8 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
     // An infinite weight (beta 0.5 0.5 at 0) cannot be compared: every MH ratio from it would be inf - inf.
     if (own == -kNegInf)
       throw Error(ErrorKind::kDomain,
-                  fmt::format("observe: {} has infinite density under {}", to_string(v), e->text()), e->span);
+                  fmt::format("observe: {} has infinite density under {}", to_string(v), observed_under(c, e)),
+                  e->span);
     throw Error(ErrorKind::kDomain,
                 fmt::format("observe: observing {} gives another random choice an infinite density", to_string(v)),
                 e->span);
