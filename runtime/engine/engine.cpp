@@ -532,11 +532,14 @@ void Engine::forget(const std::string& label) {
   if (it == directives_.end()) raise(ErrorKind::kName, "forget: no directive labelled '{}'", label);
   DirectiveRecord r = *it;
   if (r.kind == Directive::Kind::kAssume) {
-    if (!r.root->children.empty())
-      raise(ErrorKind::kInference, "forget: '{}' is still used by other directives", r.name);
-    if (const Expr* read = read_elsewhere(r))  // where evaluation has not read it yet
+    // A directive that reads it names it (where evaluation has not read it yet too): say where, so the user
+    // knows what to forget first.
+    const Expr* read = read_elsewhere(r);
+    if (read != nullptr)
       raise(ErrorKind::kInference, "forget: '{}' is still used by other directives ({} reads it)", r.name,
             span_location(read->span));
+    if (!r.root->children.empty())
+      raise(ErrorKind::kInference, "forget: '{}' is still used by other directives", r.name);
   }
   remove_record(it);
   // Nothing else reads it: another directive's values never come from it but through its name, checked above.

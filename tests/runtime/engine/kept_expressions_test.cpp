@@ -55,7 +55,7 @@ TEST_CASE("a forgotten directive's expression is freed, and an observe keeps its
     FAIL("forget g should fail");
     return Error(ErrorKind::kInternal, "");
   }();
-  CHECK(err.message() == "forget: 'g' is still used by other directives");
+  CHECK(err.message() == "forget: 'g' is still used by other directives (test.vnt:1:40 reads it)");
 }
 
 TEST_CASE("observe_apply keeps one expression per procedure, and none for a call that fails") {

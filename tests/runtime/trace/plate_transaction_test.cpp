@@ -173,7 +173,7 @@ TEST_CASE("forget removes a plate; the globals it reads cannot be forgotten befo
       FAIL("expected an error");
     } catch (const Error& err) {
       CHECK(err.kind() == ErrorKind::kInference);
-      CHECK(err.message() == fmt::format("forget: '{}' is still used by other directives", name));
+      CHECK(err.message().starts_with(fmt::format("forget: '{}' is still used by other directives (", name)));
     }
   }
   test::run(e, "[forget d]");
@@ -217,13 +217,13 @@ std::optional<std::string> forget_alias(Engine& e) {
 TEST_CASE("forgetting an alias of the procedure of rows kept one family per row is refused") {
   Engine e(5);
   e.set_plates(false);
-  CHECK(forget_alias(e) == "forget: 'f' is still used by other directives");
+  CHECK(forget_alias(e).value_or("") == "forget: 'f' is still used by other directives (<observe_apply>:1:2 reads it)");
 }
 
 // The plate hangs from f's own node (the lookup of g), as each row's lookup of f would.
 TEST_CASE("forgetting an alias of a plate's procedure is refused, as without plates") {
   Engine e(5);
-  CHECK(forget_alias(e) == "forget: 'f' is still used by other directives");
+  CHECK(forget_alias(e).value_or("") == "forget: 'f' is still used by other directives (<observe_apply>:1:2 reads it)");
   REQUIRE(last_plate(e) != nullptr);
   // f is still bound, and later rows join the plate.
   e.observe_apply("f", {Value(3.0)}, Value(0.5));
