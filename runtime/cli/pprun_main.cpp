@@ -145,7 +145,8 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
       ->allow_extra_args(false);
   CLI::Option* draws = app.add_option("--draws", o.draws_path, "write the collected draws to this CSV file");
   app.add_option("--max-depth", o.max_depth,
-                 fmt::format("maximum nesting of evaluation, at most {} here (deeper is a runaway recursion error)",
+                 fmt::format("maximum nesting of evaluation (a recursive call takes 2 or 3 levels), at most {} here "
+                             "(deeper is a runaway recursion error)",
                              o.max_depth_limit))
       ->default_val(o.max_depth)
       ->check(depth_range(o.max_depth_limit));
