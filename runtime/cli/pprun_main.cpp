@@ -25,7 +25,10 @@ namespace {
 
 constexpr int kDefaultMaxDepth = 20000;
 
+/// The program at `path`; "-" is standard input, named <stdin> in messages (its data files are relative to the
+/// current directory).
 std::shared_ptr<const SourceFile> read_source(const std::string& path) {
+  if (path == "-") return std::make_shared<const SourceFile>(SourceFile{"<stdin>", read_text_file("/dev/stdin")});
   return std::make_shared<const SourceFile>(SourceFile{path, read_text_file(path)});
 }
 
@@ -138,7 +141,7 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
   o.max_depth_limit = max_depth_for_stack(stack_bytes);
   o.max_depth = std::min(kDefaultMaxDepth, o.max_depth_limit);
   std::vector<std::string> params;
-  app.add_option("file", o.file, "the .vnt program to run");
+  CLI::Option* file = app.add_option("file", o.file, "the .vnt program to run (-: read it from standard input)");
   app.add_option("--seed", o.seed, "seed of the trace's random stream")->default_val(0)->check(seed_range());
   // One name=value per --param: else `pprun --param n=3 model.vnt` takes the file for a second parameter.
   app.add_option("--param", params, "external parameter {name} of the program, as name=value (repeatable)")
@@ -160,6 +163,10 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    return 2;
+  }
+  if (file->count() > 0 && o.file.empty()) {  // pprun "$MODEL" with MODEL unset: not a REPL that exits at once
+    std::cerr << "pprun: the program file name is empty\n";
     return 2;
   }
   if (draws->count() > 0 && o.draws_path.empty()) {  // else it would be taken for no --draws, writing nothing

@@ -57,6 +57,16 @@ expect_rc 0 "the largest --seed"
 run ok.vnt other.vnt
 expect_rc 2 "two program files"
 
+run ""  # pprun "$MODEL" with MODEL unset started a REPL that read nothing and exited 0
+expect_rc 2 "an empty program file name"
+expect_eq "an empty program file name is explained" "pprun: the program file name is empty" "$ERR"
+
+printf '[predict (* 2 21)]\n[predict (foo)]\n' >stdin.vnt
+IN=stdin.vnt run -
+expect_rc 2 "a program read from standard input, with an error"
+expect_eq "- reads the program from standard input" "42" "$OUT"
+expect_eq "and names it <stdin> in errors" "<stdin>:2:11: error: unbound symbol 'foo'" "$(first_line "$ERR")"
+
 run --help
 expect_rc 0 "--help"
 expect_match "--help shows the usage" "^Usage: pprun" "$OUT"
