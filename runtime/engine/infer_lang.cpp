@@ -302,7 +302,14 @@ InferOp compile(const Syntax& s, const ParamMap& params, Engine* keeper) {
     for (size_t i = 1; i < a.size(); ++i) op.children.push_back(compile(a[i], params, keeper));
     return op;
   }
+  // (cycle (mh default one 1) N) for (cycle ((mh default one 1)) N): a list of commands never starts with a symbol.
+  auto one_command = [&](std::string_view what, std::string_view form) {
+    if (a.size() == 3 && a[1].kind == Syntax::Kind::kList && !a[1].items.empty() &&
+        a[1].items[0].kind == Syntax::Kind::kSymbol)
+      bad(a[1], fmt::format("{}: expected {}, as in {}, got the single command {}", head, what, form, shown(a[1])));
+  };
   if (head == "cycle") {
+    one_command("a list of commands", "(cycle ((mh default one 1) (mh z one 1)) N)");
     if (a.size() != 3 || a[1].kind != Syntax::Kind::kList) bad(s, "cycle: expected (cycle (command ...) N)");
     op.kind = InferOp::Kind::kCycle;
     for (const Syntax& k : a[1].items) op.children.push_back(compile(k, params, keeper));
@@ -311,6 +318,7 @@ InferOp compile(const Syntax& s, const ParamMap& params, Engine* keeper) {
   }
   if (head == "mixture") {
     // (mixture (w1 k1 w2 k2 ...) N)
+    one_command("a list of weights and commands", "(mixture (0.5 (mh default one 1) 0.5 (mh z one 1)) N)");
     if (a.size() != 3 || a[1].kind != Syntax::Kind::kList || a[1].items.size() % 2 != 0 || a[1].items.empty())
       bad(s, "mixture: expected (mixture (weight command ...) N)");
     op.kind = InferOp::Kind::kMixture;
