@@ -74,6 +74,28 @@ void catch_repl_interrupts(Engine& engine) {
 #endif
 }
 
+constexpr std::string_view kHelp =
+    R"(Directives (several may go in one input; an input goes on while a bracket is open):
+  [assume name expr]            bind name to the value of expr; random choices in it are inferred
+  [observe expr value]          condition: expr, ending in a random choice, took this value
+  [observe_csv f "f.csv" col]   observe (f row) at column col, for every row of a CSV file
+  [predict expr]                print expr's value, and keep it in the trace
+  [sample expr]                 print expr's value, without keeping it
+  [infer command]               run inference, e.g. [infer (repeat 100 (do (mh default one 1) (collect x)))]
+  [forget label]                remove a directive written as label: [...], or an assume by its name
+Ctrl-C stops a running directive (an [infer] keeps its moves and draws); Ctrl-D quits.
+The language and its builtins: docs/language.md; inference: docs/inference.md.
+)";
+
+/// Whether an input is a request for help (help, :help or ?) rather than directives.
+bool is_help(std::string_view text) {
+  const size_t b = text.find_first_not_of(" \t\r\n");
+  const size_t e = text.find_last_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return false;
+  const std::string_view word = text.substr(b, e - b + 1);
+  return word == "help" || word == ":help" || word == "?";
+}
+
 bool read_line(const char* prompt, bool interactive, std::string& line) {
 #ifdef VNT_HAVE_LIBEDIT
   if (interactive) {
@@ -102,12 +124,17 @@ int run_repl(const Options& o) {
   engine.trace().set_warning_sink([](const std::string& m) { std::fflush(stdout); std::fprintf(stderr, "warning: %s\n", m.c_str()); });
   if (interactive) {
     catch_repl_interrupts(engine);
-    fmt::print("vnt REPL: enter directives such as [assume x (normal 0 1)]; Ctrl-D quits.\n");
+    fmt::print("vnt REPL: enter directives such as [assume x (normal 0 1)]; help lists them; Ctrl-D quits.\n");
   }
   int input_no = 0;
   int status = 0;
   auto run = [&](std::string text) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) return;
+    if (is_help(text)) {
+      fmt::print("{}", kHelp);
+      std::fflush(stdout);
+      return;
+    }
     auto file = std::make_shared<const SourceFile>(SourceFile{fmt::format("<repl:{}>", ++input_no), text});
     clear_interrupt();
     int rc = guarded(o, [&] {
