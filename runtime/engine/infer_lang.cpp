@@ -381,7 +381,14 @@ std::vector<std::pair<std::string, double>> collect_cells(Engine& engine, const 
 void collect(Engine& engine, const InferOp& op) {
   // One transaction, as a transition: a column that fails gives back the random numbers the others drew.
   TraceTransaction transaction(engine.trace(), /*moves_shape=*/false);  // its samples move it if they change it
-  engine.draws().add_row(collect_cells(engine, op));
+  try {
+    engine.draws().add_row(collect_cells(engine, op));
+  } catch (Error& e) {
+    // As a kernel's error says which kernel met it: the expression's own location does not say which [infer] ran.
+    e.add_frame(fmt::format("while running collect at {} (the transitions made before it are kept)",
+                            span_location(op.span)));
+    throw;
+  }
 }
 
 std::string block_name(const BlockSpec& b) {

@@ -38,6 +38,19 @@ TEST_CASE("an error met by a transition names the kernel that made it and what i
   CHECK(later.frames()[0].text == "while running mh default one at test.vnt:1:8 (the 3 transitions it had made are kept)");
 }
 
+// A collect that fails part-way says so as a kernel does (its error had only the expression's location); one
+// that fails the check before any move has no such line.
+TEST_CASE("an error met by a collect after moves names the collect and what is kept") {
+  Engine e(2);  // m starts positive, and the first move makes it negative
+  test::run(e, "[assume m (normal 0 1)]");
+  const Error err = error_of(e, "[infer (repeat 100 (do (mh default one 1) (collect (sqrt m))))]");
+  CHECK(span_location(err.span()) == "test.vnt:1:52");
+  REQUIRE(err.frames().size() == 1);
+  CHECK(err.frames()[0].text == "while running collect at test.vnt:1:43 (the transitions made before it are kept)");
+  const Error first = error_of(e, "[infer (repeat 100 (do (mh default one 1) (collect (sqrt m))))]");
+  CHECK(first.frames().empty());  // m is negative now: the check before any move fails
+}
+
 TEST_CASE("an [infer] that makes no move leaves the random stream as it was, collect expressions and all") {
   auto x_after = [](bool no_op) {
     Engine e(1);
