@@ -24,7 +24,7 @@ tm send-keys -t repl C-d
 wait_for '^\[exit [0-9]+\]$' || finish
 
 expect_eq "the whole session as seen on the terminal" \
-"vnt REPL: enter directives such as [assume x (normal 0 1)]; Ctrl-D quits.
+"vnt REPL: enter directives such as [assume x (normal 0 1)]; help lists them; Ctrl-D quits.
 vnt> [assume x 3]
 vnt> [predict (+ x 1)]
 4
