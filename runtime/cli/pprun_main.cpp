@@ -185,6 +185,10 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
       return 2;
     }
   }
+  if (o.file.empty() && !o.draws_path.empty()) {  // it would be ignored: the REPL writes no draws
+    std::cerr << "pprun: --draws needs a program file; the REPL does not write draws\n";
+    return 2;
+  }
   if (o.file.empty()) return run_repl(o);
   int rc = guarded(o, [&] { return run_file(o); });
   if (rc != 0 && interrupt_requested()) end_as_interrupted();

@@ -57,6 +57,11 @@ expect_rc 0 "the largest --seed"
 run ok.vnt other.vnt
 expect_rc 2 "two program files"
 
+run --draws d.csv  # it was ignored without a word
+expect_rc 2 "--draws without a program file"
+expect_eq "--draws without a program file is explained" \
+  "pprun: --draws needs a program file; the REPL does not write draws" "$ERR"
+
 run ""  # pprun "$MODEL" with MODEL unset started a REPL that read nothing and exited 0
 expect_rc 2 "an empty program file name"
 expect_eq "an empty program file name is explained" "pprun: the program file name is empty" "$ERR"
