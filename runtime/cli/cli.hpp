@@ -44,9 +44,9 @@ enum class InterruptMode {
 };
 
 /// Makes SIGINT (Ctrl-C) set a flag that `engine` polls, so the directive running fails with "interrupted
-/// (Ctrl-C)" (an [infer] keeps the transitions it made). In kRun mode nothing is installed if SIGINT is ignored
-/// (a background job); returns whether the handler was installed.
-bool catch_interrupts(Engine& engine, InterruptMode mode);
+/// (Ctrl-C)" (an [infer] keeps the transitions it made and the draws it collected). In kRun mode nothing is
+/// installed if SIGINT is ignored (a background job).
+void catch_interrupts(Engine& engine, InterruptMode mode);
 /// Whether Ctrl-C was pressed since the last clear_interrupt().
 bool interrupt_requested();
 void clear_interrupt();

@@ -17,11 +17,11 @@ void on_interrupt(int /*signal*/) { requested.store(true, std::memory_order_rela
 
 }  // namespace
 
-bool catch_interrupts(Engine& engine, InterruptMode mode) {
+void catch_interrupts(Engine& engine, InterruptMode mode) {
   struct sigaction old = {};
   sigaction(SIGINT, nullptr, &old);
   // A shell starts background jobs with SIGINT ignored: Ctrl-C is meant for the job in front, not this one.
-  if (mode == InterruptMode::kRun && old.sa_handler == SIG_IGN) return false;
+  if (mode == InterruptMode::kRun && old.sa_handler == SIG_IGN) return;
   struct sigaction action = {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
@@ -31,7 +31,6 @@ bool catch_interrupts(Engine& engine, InterruptMode mode) {
   action.sa_flags = mode == InterruptMode::kRepl ? SA_RESTART : SA_RESETHAND;
   sigaction(SIGINT, &action, nullptr);
   engine.set_interrupt(&requested, "interrupted (Ctrl-C)");
-  return true;
 }
 
 bool interrupt_requested() { return requested.load(std::memory_order_relaxed); }
