@@ -84,6 +84,7 @@ int run_file(const Options& o) {
   engine.trace().set_max_eval_depth(o.max_depth);
   engine.set_output(print_output);
   engine.trace().set_warning_sink([](const std::string& m) { std::fflush(stdout); std::fprintf(stderr, "warning: %s\n", m.c_str()); });
+  engine.set_warn_unbound_names(true);  // a typo in a late directive, before the hour of sampling that precedes it
   catch_interrupts(engine, InterruptMode::kRun);
   try {
     engine.run_source(read_source(o.file));

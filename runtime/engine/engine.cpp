@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <new>
 #include <optional>
+#include <set>
 
 #include "parser/syntax.hpp"
 #include "runtime/core/csv.hpp"
@@ -776,6 +777,41 @@ void Engine::observe_csv(const Directive& d) {
   add_record(std::move(record));
 }
 
+namespace {
+
+/// The names a program reads and those it assumes, for names that nothing binds (Engine::set_warn_unbound_names).
+/// Only the first read of each name is kept: a program of a million directives reads few names.
+class UnboundNames {
+ public:
+  void add(const Directive& d) {
+    if (d.kind == Directive::Kind::kAssume) assumed_.insert(d.name);
+    if (d.kind == Directive::Kind::kObserveCsv) read(d.name, d.name_span);
+    for (const Expr* e : {d.expr.get(), d.value.get()})
+      if (e != nullptr)
+        for (const Expr* r : free_names(*e)) read(r->name, r->span);
+  }
+
+  /// The first read of each name that no directive assumes, that is not bound already and that no builtin has, in
+  /// the order of the program.
+  std::vector<std::pair<std::string, SourceSpan>> unbound(const Trace& trace) const {
+    std::vector<std::pair<std::string, SourceSpan>> out;
+    for (const auto& [name, span] : reads_)
+      if (assumed_.count(name) == 0 && trace.global(name) == nullptr && trace.builtin(name) == nullptr)
+        out.emplace_back(name, span);
+    return out;
+  }
+
+ private:
+  void read(const std::string& name, const SourceSpan& span) {
+    if (seen_.insert(name).second) reads_.emplace_back(name, span);
+  }
+
+  std::set<std::string> assumed_, seen_;
+  std::vector<std::pair<std::string, SourceSpan>> reads_;
+};
+
+}  // namespace
+
 void Engine::run_source(const std::shared_ptr<const SourceFile>& file, bool note_skipped) {
   // The REPL: an input is one unit, like a file, so an error found before the run stops the directives before it too.
   auto note_none_ran = [&](Error& e, size_t directives) {
@@ -800,6 +836,7 @@ void Engine::run_source(const std::shared_ptr<const SourceFile>& file, bool note
           throw;
         }
       });
+  UnboundNames unbound;
   try {
     // What the text and the params decide is checked before anything runs (language.md): a typo in the last [infer]
     // does not wait for the hour of sampling before it. Each directive is analyzed again when it runs, rather than
@@ -809,12 +846,17 @@ void Engine::run_source(const std::shared_ptr<const SourceFile>& file, bool note
       out_of_memory_at(d.span, "out of memory", [&] {
         const Directive checked = analyze_directive(d, params_);
         if (checked.kind == Directive::Kind::kInfer) check_infer_program(checked.infer, params_);
+        if (warn_unbound_names_) unbound.add(checked);
       });
     }
   } catch (Error& e) {
     note_none_ran(e, program.size());
     throw;
   }
+  if (warn_unbound_names_)
+    for (const auto& [name, span] : unbound.unbound(*trace_))
+      trace_->warn(fmt::format("{}: '{}' is not assumed by any directive, nor a builtin: reading it will fail",
+                               span_location(span), name));
   reading.reset();  // each directive that runs has the trace's own check
   for (size_t i = 0; i < program.size(); ++i) {
     try {

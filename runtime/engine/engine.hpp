@@ -65,6 +65,11 @@ class Engine {
   /// Whether bulk observations (observe_csv, observe_apply) of a procedure a plate can run are stored as plate
   /// rows (the default) or as one family per row. Same draws from the trace's stream either way.
   void set_plates(bool on) { plates_ = on; }
+  /// Whether run_source warns, before anything runs, of each name that the input reads and that nothing binds: no
+  /// directive of the input assumes it, no earlier one did, and no builtin has it (a typo, which would otherwise
+  /// stop the run only when reached). For whole programs (pprun's files): an input that later ones complete, as
+  /// in the REPL or the API, would be warned of names they assume.
+  void set_warn_unbound_names(bool on) { warn_unbound_names_ = on; }
   void set_params(ParamMap params) { params_ = std::move(params); }
   const ParamMap& params() const { return params_; }
   SpRegistry& registry() { return registry_; }
@@ -207,6 +212,7 @@ class Engine {
   std::map<std::string, const Expr*> apply_sites_;  // in kept_ but not in keep_log_: a failure must not drop one
   std::map<std::string, size_t> program_scopes_;  // how many kept expressions name each scope
   bool plates_ = true;
+  bool warn_unbound_names_ = false;
 };
 
 }  // namespace vnt

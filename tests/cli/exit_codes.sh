@@ -66,11 +66,12 @@ run ""  # pprun "$MODEL" with MODEL unset started a REPL that read nothing and e
 expect_rc 2 "an empty program file name"
 expect_eq "an empty program file name is explained" "pprun: the program file name is empty" "$ERR"
 
-printf '[predict (* 2 21)]\n[predict (foo)]\n' >stdin.vnt
+printf '[predict (* 2 21)]\n[predict (normal 0 -1)]\n' >stdin.vnt
 IN=stdin.vnt run -
 expect_rc 2 "a program read from standard input, with an error"
 expect_eq "- reads the program from standard input" "42" "$OUT"
-expect_eq "and names it <stdin> in errors" "<stdin>:2:11: error: unbound symbol 'foo'" "$(first_line "$ERR")"
+expect_eq "and names it <stdin> in errors" "<stdin>:2:10: error: normal: argument 2 (sd) is -1, but must be positive" \
+  "$(first_line "$ERR")"
 
 run --help
 expect_rc 0 "--help"

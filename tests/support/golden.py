@@ -12,6 +12,9 @@ checks the expectations written in the file's comments:
                       command line; `<FILE>` inside the message stands for it too) and the exit status is 2
                       (unless `;!exit` says otherwise).
   ;!exit N            the exit status is N.
+  ;!warning L:C msg   stderr has the line `warning: FILE:L:C: msg`. The warnings on stderr (lines starting with
+                      `warning: `) must be exactly those expected, in file order; the other lines are checked as
+                      above.
 
 Without `;!error` or `;!exit` the program must exit 0 with an empty stderr. Exits 0 on success, 1 on failure.
 """
@@ -25,7 +28,7 @@ TIMEOUT_S = 20
 
 
 def parse_expectations(path, text):
-    exp = {"stdout": [], "error": None, "exit": None, "args": []}
+    exp = {"stdout": [], "error": None, "exit": None, "args": [], "warnings": []}
     for n, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if stripped.startswith("; args:"):
@@ -39,6 +42,10 @@ def parse_expectations(path, text):
                 sys.exit(f"{path}:{n}: golden: more than one ;!error (a program stops at its first error)")
             loc, _, message = line[pos + len(";!error "):].strip().partition(" ")
             exp["error"] = f"{path}:{loc}: error: " + message.replace("<FILE>", path)
+        pos = line.find(";!warning ")
+        if pos >= 0:
+            loc, _, message = line[pos + len(";!warning "):].strip().partition(" ")
+            exp["warnings"].append(f"warning: {path}:{loc}: " + message.replace("<FILE>", path))
         pos = line.find(";!exit ")
         if pos >= 0:
             exp["exit"] = int(line[pos + len(";!exit "):].split()[0])
@@ -64,8 +71,13 @@ def main():
         print(f"FAIL {path}: timed out after {TIMEOUT_S} s\ncommand: {shlex.join(cmd)}")
         return 1
     out = proc.stdout.splitlines()
-    err = proc.stderr.splitlines()
+    all_err = proc.stderr.splitlines()
+    warnings = [l for l in all_err if l.startswith("warning: ")]
+    err = [l for l in all_err if not l.startswith("warning: ")]
     problems = []
+    if warnings != exp["warnings"]:
+        diff = difflib.unified_diff(exp["warnings"], warnings, "expected warnings", "actual warnings", lineterm="", n=2)
+        problems.append("warnings differ:\n" + "\n".join(diff))
     if proc.returncode < 0:
         problems.append(f"CRASH: killed by signal {-proc.returncode} ({signal.Signals(-proc.returncode).name})")
     elif proc.returncode not in (0, 1, 2):
@@ -86,7 +98,7 @@ def main():
     print(f"FAIL {path}\ncommand: {shlex.join(cmd)}")
     for p in problems:
         print(p)
-    print(show("stdout", out) + show("stderr", err), end="")
+    print(show("stdout", out) + show("stderr", all_err), end="")
     return 1
 
 
