@@ -95,32 +95,45 @@ std::string call_frame(const Expr* site) {
 }
 
 double Regen::regen_and_attach() {
+  // Observations whose choice is made again (in brush, or under a new operator) first: constrain() puts the
+  // observed value in place, and every other reader of the choice must see that value, not the one simulated.
+  // (Regenerated in border order, a reader regenerated before the constraint kept the simulated value: a mem
+  // family requested at it stayed, and a later restore found no saved value for it.)
+  auto constrained_first = [&](Node* n) { return !s_.is_absorbing(n) && n->observation_root; };
   double w = 0;
-  size_t done = 0;
+  size_t first_done = 0, rest_done = 0;  // border positions each pass has reached
   try {
-    for (; done < s_.border.size(); ++done) {
-      Node* n = s_.border[done];
-      if (s_.is_absorbing(n)) {
-        w += attach(n);
-      } else {
-        w += regen(n);
-        try {
-          if (n->observation_root) w += constrain(n);
-        } catch (...) {
-          undo_.extract(n);  // a failed regen undoes itself: n's too, which the loop below does not count
-          throw;
-        }
+    for (; first_done < s_.border.size(); ++first_done) {
+      Node* n = s_.border[first_done];
+      if (!constrained_first(n)) continue;
+      w += regen(n);
+      try {
+        w += constrain(n);
+      } catch (...) {
+        undo_.extract(n);  // a failed regen undoes itself: n's too, which the undo below does not count
+        throw;
       }
     }
+    for (; rest_done < s_.border.size(); ++rest_done) {
+      Node* n = s_.border[rest_done];
+      if (constrained_first(n)) continue;
+      w += s_.is_absorbing(n) ? attach(n) : regen(n);
+    }
   } catch (...) {
-    while (done > 0) {
-      Node* n = s_.border[--done];
+    while (rest_done > 0) {
+      Node* n = s_.border[--rest_done];
+      if (constrained_first(n)) continue;
       if (s_.is_absorbing(n)) {
         undo_.detach(n);
       } else {
-        if (n->observation_root) undo_.unconstrain(n);
         undo_.extract(n);
       }
+    }
+    while (first_done > 0) {
+      Node* n = s_.border[--first_done];
+      if (!constrained_first(n)) continue;
+      undo_.unconstrain(n);
+      undo_.extract(n);
     }
     throw;
   }
