@@ -18,6 +18,12 @@ std::string Expr::text() const { return parser::span_text(span); }
 
 namespace {
 
+/// A {name} that no parameter gives: pprun takes parameters on its command line, an application in Options.
+[[noreturn]] void missing_param(const parser::Syntax& s) {
+  raise_at(s.span, ErrorKind::kParam,
+           "missing parameter {{{}}} (give it with --param {}=VALUE, or Options::params in the C++ API)", s.text, s.text);
+}
+
 bool is_symbol(const Syntax& s, std::string_view name) {
   return s.kind == Syntax::Kind::kSymbol && s.text == name;
 }
@@ -126,9 +132,7 @@ ExprPtr analyze(const Syntax& s, const ParamMap& params) {
     case Syntax::Kind::kQuote: return make_const(datum_value(s.items[0]), s.span);
     case Syntax::Kind::kParam: {
       auto it = params.find(s.text);
-      if (it == params.end())
-        raise_at(s.span, ErrorKind::kParam, "missing parameter {{{}}} (give it with --param {}=VALUE)", s.text,
-                 s.text);
+      if (it == params.end()) missing_param(s);
       return make_const(parse_param_value(it->second, s.span), s.span);
     }
     case Syntax::Kind::kSymbol: {
@@ -171,9 +175,7 @@ namespace {
 Syntax substitute(const Syntax& s, const ParamMap& params) {
   if (s.kind == Syntax::Kind::kParam) {
     auto it = params.find(s.text);
-    if (it == params.end())
-      raise_at(s.span, ErrorKind::kParam, "missing parameter {{{}}} (give it with --param {}=VALUE)", s.text,
-               s.text);
+    if (it == params.end()) missing_param(s);
     Syntax out;
     out.span = s.span;
     out.from_param = true;

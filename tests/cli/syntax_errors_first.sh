@@ -38,7 +38,7 @@ run param.vnt
 expect_rc 2 "a missing parameter"
 expect_eq "nothing runs before a missing parameter" "" "$OUT"
 expect_eq "a missing parameter is reported as when reached" \
-  "param.vnt:2:10: error: missing parameter {p} (give it with --param p=VALUE)" "$(first_line "$ERR")"
+  "param.vnt:2:10: error: missing parameter {p} (give it with --param p=VALUE, or Options::params in the C++ API)" "$(first_line "$ERR")"
 printf '[predict 1]\n[predict (if {p})]\n[observe_csv f {file} {col} {opt}]\n' >syntax_then_param.vnt
 run syntax_then_param.vnt
 expect_rc 2 "a syntax error before a missing parameter"
