@@ -42,13 +42,16 @@ struct Datum {
   std::string to_string() const;
 };
 
-/// Every failing API call throws this. The runtime is unchanged by the failed call and stays usable.
+/// Every failing API call throws this, and the runtime stays usable. It is as it was before the failed call, except
+/// after an infer (or an [infer] of execute) that failed while running: the transitions it made stay. (After running
+/// out of memory where a step could not be undone, every later call fails instead: docs/api.md.)
 class RuntimeError : public std::runtime_error {
  public:
   RuntimeError(std::string kind, std::string location, std::string message, std::string rendered)
       : std::runtime_error(rendered), kind_(std::move(kind)), location_(std::move(location)),
         message_(std::move(message)) {}
-  /// "syntax error", "type error", "domain error", "zero probability", "internal error", ...
+  /// One of "syntax error", "name error", "arity error", "type error", "domain error", "zero probability",
+  /// "parameter error", "inference error", "i/o error", "internal error" (a bug in vnt).
   const std::string& kind() const { return kind_; }
   /// "file:line:col" of the offending expression, or empty.
   const std::string& location() const { return location_; }
@@ -104,7 +107,7 @@ class Runtime {
   /// [observe expression value]. A `value` that holds nothing (a default-constructed Datum) is a type error.
   void observe(std::string_view expression, const Datum& value);
   /// Observes (procedure args...) = value without parsing anything: the loop-friendly way to load data.
-  /// `procedure` is an assumed name, e.g. observe_apply("y_x", {x_row}, 1.0).
+  /// `procedure` is looked up as a variable: an assumed name (e.g. observe_apply("y_x", {x_row}, 1.0)) or a builtin.
   void observe_apply(std::string_view procedure, const std::vector<Datum>& args, const Datum& value);
   /// [predict expression] (kept in the trace, labelled if label is given); returns the current value.
   Datum predict(std::string_view expression, std::string_view label = {});
@@ -128,17 +131,19 @@ class Runtime {
   /// The kernel report of every inference program run so far, in order (including kernels of a failed
   /// infer that had started running). Empty before any infer.
   std::vector<KernelReport> kernel_reports() const;
-  /// Diagnostics that are not errors (e.g. "subsampled_mh ...: falling back to exact mh: ..."), oldest first, since
-  /// the last call, which clears them. At most 1000 are kept between calls; the last line then counts the others.
+  /// Diagnostics that are not errors (e.g. "subsampled_mh: scope 'w' cannot be subsampled (...); using exact mh"),
+  /// oldest first, since the last call, which clears them. At most 1000 are kept between calls; the last line then
+  /// counts the others.
   std::vector<std::string> take_warnings();
 
-  /// Stops the call that is running. An inference program stops between two transitions, with RuntimeError
-  /// (kind "inference error") "interrupted (Runtime::interrupt): the transitions made and the draws collected
-  /// before it are kept", keeping both (an infer that fails keeps its moves but drops its draws); any other directive stops at its next procedure call (or between pieces
-  /// of a large matrix product or bulk load) with "...: the directive is undone", leaving the runtime as it was
-  /// before it; an execute_file still reading its file stops with "...: nothing ran (the file was still being
-  /// read)". The one method that may be called from another thread or a signal handler (it sets an atomic
-  /// flag; it does nothing on a moved-from Runtime). Every other method forgets an earlier request when it starts.
+  /// Stops the call that is running. An inference program stops between two transitions, with RuntimeError (kind
+  /// "inference error") "interrupted (Runtime::interrupt): the transitions made and the draws collected before it are
+  /// kept", keeping both (an infer that fails keeps its moves but drops its draws); any other directive stops at its
+  /// next procedure call (or between pieces of a large matrix product or bulk load) with "...: the directive is
+  /// undone", leaving the runtime as it was before it; an execute_file still reading its file stops with "...: nothing
+  /// ran (the file was still being read)". The one method that may be called from another thread or a signal handler
+  /// (it sets an atomic flag; it does nothing on a moved-from Runtime). Every other method forgets an earlier request
+  /// when it starts.
   void interrupt() noexcept;
 
  private:
