@@ -316,6 +316,10 @@ std::vector<bool> Runtime::draws_present(std::string_view column) const {
 
 size_t Runtime::draw_rows() const { return impl("draw_rows").engine.draws().rows(); }
 
+void Runtime::clear_draws() { impl("clear_draws").engine.draws().truncate(0); }
+
+void Runtime::clear_kernel_reports() { impl("clear_kernel_reports").engine.kernel_reports().clear(); }
+
 std::vector<KernelReport> Runtime::kernel_reports() const {
   std::vector<KernelReport> out;
   for (const KernelRecord& r : impl("kernel_reports").engine.kernel_reports()) {

@@ -128,9 +128,15 @@ class Runtime {
   /// unknown column.
   std::vector<bool> draws_present(std::string_view column) const;
   size_t draw_rows() const;
+  /// Drops every row and column collected so far (later collects start a new table): for a session that reads its
+  /// draws as it goes, which would otherwise keep them all.
+  void clear_draws();
   /// The kernel report of every inference program run so far, in order (including kernels of a failed
   /// infer that had started running). Empty before any infer.
   std::vector<KernelReport> kernel_reports() const;
+  /// Drops the kernel reports so far. Each infer adds a record per kernel of its program, which keeps the program's
+  /// text: a session that runs infer in a loop grows by that much each call (about 0.5 KB for a short program).
+  void clear_kernel_reports();
   /// Diagnostics that are not errors (e.g. "subsampled_mh: scope 'w' cannot be subsampled (...); using exact mh"),
   /// oldest first, since the last call, which clears them. At most 1000 are kept between calls; the last line then
   /// counts the others.

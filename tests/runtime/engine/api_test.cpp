@@ -335,6 +335,29 @@ TEST_CASE("each expression of a collect has a column of its own, even when two a
   CHECK(named.draws("v#2[1]") == std::vector<double>{2});
 }
 
+// A session that runs infer in a loop kept every kernel report (and its program's text) and every row for good.
+TEST_CASE("clear_draws and clear_kernel_reports drop what the session has reported so far") {
+  vnt::Runtime rt(seeded(3));
+  rt.assume("m", "(normal 0 1)");
+  rt.infer("(repeat 4 (do (mh default one 1) (collect m)))");
+  rt.infer("(mh default one 2)");
+  REQUIRE(rt.draw_rows() == 4);
+  REQUIRE(rt.kernel_reports().size() == 2);
+  rt.clear_draws();
+  rt.clear_kernel_reports();
+  CHECK(rt.draw_rows() == 0);
+  CHECK(rt.draw_columns().empty());
+  CHECK(rt.kernel_reports().empty());
+  // Later calls report afresh, and the trace is untouched.
+  const double m = rt.report("m").as_double();
+  rt.infer("(repeat 3 (collect m))");
+  CHECK(rt.draws("m") == std::vector<double>{m, m, m});
+  REQUIRE(rt.kernel_reports().empty());  // collect alone runs no kernel
+  rt.infer("(mh default one 1)");
+  REQUIRE(rt.kernel_reports().size() == 1);
+  CHECK(rt.kernel_reports()[0].transitions == 1);
+}
+
 // Columns were keyed by the exact source text while the summary showed it with its spacing collapsed: a burn-in
 // and a sampling [infer] whose collects were spaced differently filled two columns that looked alike.
 TEST_CASE("collects of one expression written with other spacing, over lines or with comments fill one column") {
