@@ -184,14 +184,10 @@ std::vector<DirectiveRecord>::iterator Engine::find_directive(const std::string&
 }
 
 void Engine::require_free_label(const std::string& label, const SourceSpan& span) const {
-  // Two live directives with one label, or a label that is another directive's assumed name, would make forget
-  // and report ambiguous (they look a name up as a label first).
+  // Two live directives with one label would make forget and report ambiguous.
   if (label.empty()) return;
   for (const auto& r : directives_)
     if (r.label == label) throw Error(ErrorKind::kName, fmt::format("label '{}' is already used", label), span);
-  if (trace_->global(label) != nullptr)
-    throw Error(ErrorKind::kName, fmt::format("label '{}' is an assumed name (forget and report take either)", label),
-                span);
 }
 
 void Engine::check_directive(const Directive& d) const {
@@ -220,11 +216,6 @@ Value Engine::assume(const std::string& name, const Expr* e, const std::string& 
   TraceTransaction transaction(*trace_);
   if (trace_->global(name) != nullptr)
     throw Error(ErrorKind::kName, fmt::format("'{}' is already assumed (forget it first)", name), e->span);
-  for (const auto& r : directives_)
-    if (r.label == name)
-      throw Error(ErrorKind::kName,
-                  fmt::format("'{}' is the label of another directive (forget and report take either)", name),
-                  e->span);
   require_free_label(label, e->span);
   DirectiveRecord record{0, Directive::Kind::kAssume, label, name, nullptr, e, {}, {}};
   make_room(directives_);  // what can run out of memory comes before the family is made or after it is recorded

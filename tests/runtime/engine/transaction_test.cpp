@@ -128,11 +128,10 @@ TEST_CASE("a value whose printing runs out of memory fails its directive, at its
     CHECK(e.trace().live_nodes() == nodes);
     CHECK(e.directives().size() == records);
     CHECK(e.trace().scopes().find("q") == nullptr);
-    // The session goes on as one that never saw it: the label and the name are free (in turn: a label may not be an
-    // assumed name), and the random stream is as it was.
+    // The session goes on as one that never saw it: the label and the name are free, and the random stream is as
+    // it was.
     e.set_output(nullptr);
-    const char* next =
-        "p2: [predict (normal (f 3) 1)] [forget p2] [assume p2 (normal 0 1)] [infer (mh default one 5)]";
+    const char* next = "p2: [predict (normal (f 3) 1)] [assume p2 (normal 0 1)] [infer (mh default one 5)]";
     test::run(e, next);
     CHECK(test::fingerprint_of(e) == fingerprint_of_clean(next));
   }
