@@ -257,6 +257,16 @@ std::string shape_of(const Value& v) {
   return std::string(kind_name(v));
 }
 
+/// The type error of observing `v` where a real-valued `sp` drew `drawn` (numbers, or vectors of one length), if
+/// their kinds or lengths differ: a value it could never draw is not an impossible observation but a mistake.
+std::optional<Error> wrong_kind(const Sp& sp, const Value& v, const Value& drawn, const std::string& under,
+                                const SourceSpan& span) {
+  if (!sp.real_valued() || shape_of(v) == shape_of(drawn)) return std::nullopt;
+  return Error(ErrorKind::kType,
+               fmt::format("observe: {} is {}, but {} draws {}", to_string(v), shape_of(v), under, shape_of(drawn)),
+               span);
+}
+
 /// What an observation is under: its expression, and for a variable (x, bound to a (uniform_continuous 0 1)
 /// elsewhere), the random choice it names. (A call's text shows what it applies; observe_csv's rows are calls.)
 std::string observed_under(const Node* c, const Expr* e) {
@@ -316,16 +326,12 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
     regen_and_attach(*trace_, s, true, *rho_db);
     // c holds its drawn value again. A real-valued choice observed at a value of another kind or size is a type
     // error, not an impossible observation.
-    if (impossible && (own == kNegInf || std::isnan(own)) && p->sp().real_valued() &&
-        shape_of(v) != shape_of(c->value))
-      throw Error(ErrorKind::kType,
-                  fmt::format("observe: {} is {}, but {} draws {}", to_string(v), shape_of(v), observed_under(c, e),
-                              shape_of(c->value)),
-                  e->span);
-    if (impossible && (own == kNegInf || std::isnan(own)))
+    if (impossible && (own == kNegInf || std::isnan(own))) {
+      if (auto wrong = wrong_kind(p->sp(), v, c->value, observed_under(c, e), e->span)) throw *wrong;
       throw Error(ErrorKind::kZeroProbability,
                   fmt::format("observe: {} has probability zero under {}", to_string(v), observed_under(c, e)),
                   e->span);
+    }
     if (impossible && ruled_out && ruled_out->expr != nullptr)
       throw Error(ErrorKind::kZeroProbability,
                   fmt::format("observe: observing {} makes {} at {} impossible: its value {} has probability zero",
@@ -453,19 +459,24 @@ double Engine::score_new_rows(PlateNode& plate, size_t first, const Expr* site,
     for (; i < plate.rows; ++i) {
       // Rows do not evaluate applications, where evaluation polls: a million-row load must stop too.
       if ((i - first) % kRowsPerPoll == 0 && trace_->evaluation_interrupted()) trace_->throw_interrupted(site->span);
+      Value drawn;
       try {
-        ev.simulate(i, trace_->rng());  // the draw the general path makes before constraining
+        drawn = ev.simulate(i, trace_->rng());  // the draw the general path makes before constraining
       } catch (Error& e) {
         // Raised inside the procedure's body: the call frame the general path's evaluation of the call adds.
         e.add_frame(call_frame(site));
         throw;
       }
       double lp = ev.row(i);
-      if (lp == kNegInf || std::isnan(lp))
+      if (lp == kNegInf || std::isnan(lp)) {
+        if (auto wrong = wrong_kind(*plate.program->ops.back().sp, plate.observed.value(i), drawn, site->text(),
+                                    site->span))
+          throw *wrong;  // as the general path says it
         throw Error(ErrorKind::kZeroProbability,
                     fmt::format("observe: {} has probability zero under {}", to_string(plate.observed.value(i)),
                                 site->text()),
                     site->span);
+      }
       if (lp == -kNegInf)  // as constrain_new refuses it on the general path
         throw Error(ErrorKind::kDomain,
                     fmt::format("observe: {} has infinite density under {}", to_string(plate.observed.value(i)),

@@ -209,7 +209,7 @@ double PlateEvaluator::generic(size_t i, Rng* rng) {
             break;
           }
           if (rng != nullptr) {
-            op.sp->simulate(args, *rng);
+            drawn_ = op.sp->simulate(args, *rng);
             return 0;
           }
           OpOrigins origins(prog, op, ptrs_.data());
@@ -256,7 +256,10 @@ double PlateEvaluator::sum() {
   return s;
 }
 
-void PlateEvaluator::simulate(size_t i, Rng& rng) { generic(i, &rng); }
+Value PlateEvaluator::simulate(size_t i, Rng& rng) {
+  generic(i, &rng);
+  return std::move(drawn_);
+}
 
 std::vector<const Value*> current_inputs(const PlateNode& plate) {
   std::vector<const Value*> in;

@@ -118,8 +118,8 @@ class PlateEvaluator {
   void range(size_t first, size_t k, double* out);
   /// Sum over every row.
   double sum();
-  /// Draws the observed random application of row i (what evaluating the row would draw; the value is dropped).
-  void simulate(size_t i, Rng& rng);
+  /// Draws the observed random application of row i: what evaluating the row would draw.
+  Value simulate(size_t i, Rng& rng);
 
  private:
   double generic(size_t i, Rng* rng);
@@ -128,6 +128,7 @@ class PlateEvaluator {
   const PlateNode& p_;
   std::vector<const Value*> in_;
   std::vector<Value> slots_;
+  Value drawn_;  // what simulate() drew
   std::vector<const Value*> ptrs_;
   bool fused_ = false;
   Eigen::VectorXd w_;  // kLogistic: the weights, bias first (zero if none)

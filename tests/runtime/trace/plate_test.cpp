@@ -385,6 +385,9 @@ const ErrorCase kErrorCases[] = {
     {"bad parameter", "[assume f (lambda (x) (normal (* a x) (- 0 1)))]", ErrorKind::kDomain},
     {"bad type", "[assume f (lambda (x) (normal (* a 'q) 1))]", ErrorKind::kType},
     {"impossible value", "[assume f (lambda (x) (uniform_continuous 5 6))]", ErrorKind::kZeroProbability},
+    // a number observed where the body draws vectors: the plate said "probability zero", the general path type error
+    {"value of another kind", "[assume f (lambda (x) (multivariate_normal (vector a x) (id_matrix 2)))]",
+     ErrorKind::kType},
 };
 
 /// What observe_apply of each error case raises: message, line:col and call frames, with plates and without.
