@@ -256,8 +256,8 @@ TEST_CASE("Runtime::observe_apply joins rows into a plate: an impossible row is 
     rt.observe_apply("f", {vnt::Datum(1.0)}, vnt::Datum(Eigen::VectorXd(Eigen::Vector2d(1, 2))));
     FAIL("expected an error");
   } catch (const vnt::RuntimeError& err) {
-    CHECK(err.kind() == "zero probability");
-    CHECK(err.message() == "observe: [1 2] has probability zero under (f ...)");
+    CHECK(err.kind() == "type error");  // as the general path says it
+    CHECK(err.message() == "observe: [1 2] is a vector of length 2, but (f ...) draws a number");
   }
   // The failed row drew from the trace's stream (as one family per row would have, before constraining it).
   CHECK_THROWS_AS(e.observe_apply("f", {Value(1.0)}, vec2(1, 2)), Error);
