@@ -259,9 +259,10 @@ std::string shape_of(const Value& v) {
 
 /// The type error of observing `v` where a real-valued `sp` drew `drawn` (numbers, or vectors of one length), if
 /// their kinds or lengths differ: a value it could never draw is not an impossible observation but a mistake.
+/// (As the SP reads it: `true` observed under a normal is 1.)
 std::optional<Error> wrong_kind(const Sp& sp, const Value& v, const Value& drawn, const std::string& under,
                                 const SourceSpan& span) {
-  if (!sp.real_valued() || shape_of(v) == shape_of(drawn)) return std::nullopt;
+  if (!sp.real_valued() || shape_of(sp.canonical(v)) == shape_of(drawn)) return std::nullopt;
   return Error(ErrorKind::kType,
                fmt::format("observe: {} is {}, but {} draws {}", to_string(v), shape_of(v), under, shape_of(drawn)),
                span);
