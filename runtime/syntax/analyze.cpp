@@ -21,7 +21,8 @@ namespace {
 /// A {name} that no parameter gives: pprun takes parameters on its command line, an application in Options.
 [[noreturn]] void missing_param(const parser::Syntax& s) {
   raise_at(s.span, ErrorKind::kParam,
-           "missing parameter {{{}}} (give it with --param {}=VALUE, or Options::params in the C++ API)", s.text, s.text);
+           "missing parameter {{{}}} (give it with --param {}=VALUE, or Options::params in the C++ API)", s.text,
+           s.text);
 }
 
 bool is_symbol(const Syntax& s, std::string_view name) {

@@ -64,7 +64,8 @@ expect_eq "the error says how many did not run" \
 printf 'help\n[predict 1]\n  :help \n?\n[predict zz]\nhelp me\n' >help.txt
 IN=help.txt run
 expect_rc 2 "a session with help and a failed input"
-expect_eq "help lists the directives, three times here" "3" "$(printf '%s\n' "$OUT" | grep -c '^  \[assume name expr\]')"
+expect_eq "help lists the directives, three times here" "3" \
+  "$(printf '%s\n' "$OUT" | grep -c '^  \[assume name expr\]')"
 expect_match "and says how to stop and quit" "^Ctrl-C stops a running directive" "$OUT"
 expect_eq "help takes no input number; anything else with it is an input" \
 "<repl:2>:1:10: error: unbound symbol 'zz'
