@@ -99,7 +99,8 @@ double Regen::regen_and_attach() {
   // observed value in place, and every other reader of the choice must see that value, not the one simulated.
   // (Regenerated in border order, a reader regenerated before the constraint kept the simulated value: a mem
   // family requested at it stayed, and a later restore found no saved value for it.)
-  auto constrained_first = [&](Node* n) { return !s_.is_absorbing(n) && n->observation_root; };
+  // The flag first: most border nodes are no observation, and is_absorbing is a hash lookup.
+  auto constrained_first = [&](Node* n) { return n->observation_root && !s_.is_absorbing(n); };
   double w = 0;
   size_t first_done = 0, rest_done = 0;  // border positions each pass has reached
   try {
@@ -116,8 +117,9 @@ double Regen::regen_and_attach() {
     }
     for (; rest_done < s_.border.size(); ++rest_done) {
       Node* n = s_.border[rest_done];
-      if (constrained_first(n)) continue;
-      w += s_.is_absorbing(n) ? attach(n) : regen(n);
+      const bool absorbing = s_.is_absorbing(n);  // one lookup for both questions
+      if (!absorbing && n->observation_root) continue;
+      w += absorbing ? attach(n) : regen(n);
     }
   } catch (...) {
     while (rest_done > 0) {
