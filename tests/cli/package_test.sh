@@ -21,12 +21,27 @@ trap 'rm -rf "$tmp"' EXIT
 cxx=$(cache CMAKE_CXX_COMPILER)
 build_type=$(cache CMAKE_BUILD_TYPE)
 sanitize=$(cache VNT_SANITIZE)
-flags=()
 if [[ -n $sanitize ]]; then
   echo "package_test: the build uses -fsanitize=$sanitize; building the application with the same flags"
-  flags=("-DCMAKE_CXX_FLAGS=-fsanitize=$sanitize -fno-omit-frame-pointer -fno-sanitize-recover=all"
-         "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=$sanitize")
 fi
+fail() { echo "package_test: $1" >&2; exit 1; }
+
+# build_example DIR [CXX_FLAGS]: builds examples/embed into $tmp/DIR against the installed package, with the
+# sanitizers of the build and CXX_FLAGS; prints the logs and fails if it does not build.
+build_example() {
+  local cxx_flags=${2:-} args=()
+  if [[ -n $sanitize ]]; then
+    cxx_flags+=" -fsanitize=$sanitize -fno-omit-frame-pointer -fno-sanitize-recover=all"
+    args+=("-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=$sanitize")
+  fi
+  [[ -n $cxx_flags ]] && args+=("-DCMAKE_CXX_FLAGS=$cxx_flags")
+  if ! cmake -S "$src/examples/embed" -B "$tmp/$1" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_CXX_COMPILER="$cxx" \
+       -DCMAKE_BUILD_TYPE="${build_type:-Release}" "${args[@]}" > "$tmp/$1.configure.log" 2>&1 ||
+     ! cmake --build "$tmp/$1" > "$tmp/$1.build.log" 2>&1; then
+    cat "$tmp/$1.configure.log" "$tmp/$1.build.log" >&2
+    fail "examples/embed does not build${2:+ with $2}"
+  fi
+}
 
 cmake --install "$build" --prefix "$tmp/prefix" > "$tmp/install.log"
 for f in include/vnt/vnt.hpp bin/pprun; do
@@ -36,19 +51,10 @@ done
 headers=$(cd "$tmp/prefix/include" && find . -type f | sort)
 [[ $headers == "./vnt/vnt.hpp" ]] || { echo "package_test: unexpected installed headers: $headers" >&2; exit 1; }
 
-if ! cmake -S "$src/examples/embed" -B "$tmp/embed" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
-     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE="${build_type:-Release}" "${flags[@]}" > "$tmp/configure.log" 2>&1; then
-  cat "$tmp/configure.log" >&2
-  exit 1
-fi
-if ! cmake --build "$tmp/embed" > "$tmp/build.log" 2>&1; then
-  cat "$tmp/build.log" >&2
-  exit 1
-fi
+build_example embed
 
 out=$("$tmp/embed/embed_logistic")
 echo "$out"
-fail() { echo "package_test: $1" >&2; exit 1; }
 grep -qx 'caught domain error at <api:[0-9]*>:1:1: .*' <<< "$out" || fail "the bad call was not reported as a domain error"
 grep -q '^still assumed after the error: w = ' <<< "$out" || fail "the session did not go on after the error"
 grep -qx 'draws: 500' <<< "$out" || fail "expected 500 draws"
@@ -62,18 +68,7 @@ awk -v a="$(mean 0)" -v b="$(mean 1)" -v c="$(mean 2)" \
 # bytes, the library's to 16, and freeing a vector the library made crashed: the package fixes the alignment for
 # both.
 if grep -qw avx /proc/cpuinfo 2>/dev/null; then
-  avx_flags=("-DCMAKE_CXX_FLAGS=-march=native")
-  if [[ -n $sanitize ]]; then
-    avx_flags=("-DCMAKE_CXX_FLAGS=-march=native -fsanitize=$sanitize -fno-omit-frame-pointer -fno-sanitize-recover=all"
-               "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=$sanitize")
-  fi
-  if ! cmake -S "$src/examples/embed" -B "$tmp/embed_avx" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
-       -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE="${build_type:-Release}" \
-       "${avx_flags[@]}" > "$tmp/configure_avx.log" 2>&1 ||
-     ! cmake --build "$tmp/embed_avx" > "$tmp/build_avx.log" 2>&1; then
-    cat "$tmp/configure_avx.log" "$tmp/build_avx.log" >&2
-    fail "the application built with -march=native does not build"
-  fi
+  build_example embed_avx -march=native
   out_avx=$("$tmp/embed_avx/embed_logistic") || fail "the application built with -march=native failed (status $?)"
   grep -qx 'draws: 500' <<< "$out_avx" || fail "the application built with -march=native: expected 500 draws"
 fi
