@@ -43,9 +43,10 @@ std::optional<SectionGroup> section_group(Trace& trace, BorderReach& reach, Node
   for (;;) {
     const size_t found = g.roots.size();
     // A node of the section that reads a value following the border, other than through the section itself,
-    // reads another child's branch: that child belongs to the section too.
+    // reads another child's branch: that child belongs to the section too. Its requested families count: the
+    // output of (f w) reads the body of f, which may read w again (through its own lookup, a child of the border).
     auto other_reads = [&](Node* n) {
-      for_each_definite_parent(n, [&](Node* p) {
+      for_each_parent(n, [&](Node* p) {
         if (p == border || g.scaffold.is_resampling(p) || g.scaffold.is_absorbing(p)) return;
         if (p->kind == NodeKind::kRequest && as_request(p)->output == n) return;  // n's own request
         if (reach.follows(p)) add_roots_above(reach, p, g.roots);
