@@ -219,6 +219,12 @@ double Detach::unapply_psp(Node* n) {
     sp.unincorporate(out->value, args);
     if (s_.kernel(out) != nullptr) w += sp.log_density(out->value, args);
     db_.put_value(out, std::move(out->value));
+    // Only the undo of a failed regen meets a constrained choice here: one it constrained at its break
+    // (Regen::constrain_at_break) before the observation's root was regenerated. A detach unconstrains first.
+    if (out->constrained) [[unlikely]] {
+      out->constrained = false;
+      t_.touch_observed(out);
+    }
   }
   out->value = Nil{};
   return w;

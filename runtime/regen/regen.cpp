@@ -95,51 +95,87 @@ std::string call_frame(const Expr* site) {
 }
 
 double Regen::regen_and_attach() {
-  // Observations whose choice is made again (in brush, or under a new operator) first: constrain() puts the
-  // observed value in place, and every other reader of the choice must see that value, not the one simulated.
-  // (Regenerated in border order, a reader regenerated before the constraint kept the simulated value: a mem
-  // family requested at it stayed, and a later restore found no saved value for it.)
-  // The flag first: most border nodes are no observation, and is_absorbing is a hash lookup.
-  auto constrained_first = [&](Node* n) { return n->observation_root && !s_.is_absorbing(n); };
+  find_observed_breaks();
   double w = 0;
-  size_t first_done = 0, rest_done = 0;  // border positions each pass has reached
+  size_t done = 0;  // border positions regenerated or attached
   try {
-    for (; first_done < s_.border.size(); ++first_done) {
-      Node* n = s_.border[first_done];
-      if (!constrained_first(n)) continue;
-      w += regen(n);
-      try {
-        w += constrain(n);
-      } catch (...) {
-        undo_.extract(n);  // a failed regen undoes itself: n's too, which the undo below does not count
-        throw;
+    for (; done < s_.border.size(); ++done) {
+      Node* n = s_.border[done];
+      if (s_.is_absorbing(n)) {
+        w += attach(n);
+        continue;
       }
-    }
-    for (; rest_done < s_.border.size(); ++rest_done) {
-      Node* n = s_.border[rest_done];
-      const bool absorbing = s_.is_absorbing(n);  // one lookup for both questions
-      if (!absorbing && n->observation_root) continue;
-      w += absorbing ? attach(n) : regen(n);
+      w += regen(n);
+      // An observation whose choice stays (or whose break did not come): constrained once its root is in place.
+      if (n->observation_root && !break_constrained(n)) [[unlikely]] {
+        try {
+          w += constrain(n, n);
+        } catch (...) {
+          undo_.extract(n);  // a failed regen undoes itself: n's too, which the undo below does not count
+          throw;
+        }
+      }
     }
   } catch (...) {
-    while (rest_done > 0) {
-      Node* n = s_.border[--rest_done];
-      if (constrained_first(n)) continue;
+    while (done > 0) {
+      Node* n = s_.border[--done];
       if (s_.is_absorbing(n)) {
         undo_.detach(n);
-      } else {
-        undo_.extract(n);
+        continue;
       }
-    }
-    while (first_done > 0) {
-      Node* n = s_.border[--first_done];
-      if (!constrained_first(n)) continue;
-      undo_.unconstrain(n);
+      if (n->observation_root) undo_.unconstrain(n);
       undo_.extract(n);
     }
     throw;
   }
   return w;
+}
+
+void Regen::find_observed_breaks() {
+  for (Node* n : s_.border)
+    if (n->observation_root && !s_.is_absorbing(n)) [[unlikely]]
+      if (Node* at = observed_break(n)) breaks_.push_back(ObservedBreak{at, n, false});
+}
+
+Node* Regen::observed_break(Node* root) const {
+  // The chain constrainable() follows, read in the detached state: the links of nodes not resampled stand.
+  for (Node* n = root;;) {
+    if (n->kind == NodeKind::kLookup) {
+      n = as_lookup(n)->source;
+      continue;
+    }
+    if (n->kind != NodeKind::kOutput) return nullptr;
+    OutputNode* out = as_output(n);
+    const bool applied = s_.is_resampling(out);
+    const ProcPtr* p = std::get_if<ProcPtr>(&out->op->value);
+    if (s_.is_resampling(out->op) || p == nullptr) return applied ? out : nullptr;  // its operator is proposed
+    if ((*p)->kind() != Procedure::Kind::kPrimitive) {
+      if (out->esr_parents.empty()) return applied ? out : nullptr;  // its requested family is made again
+      n = out->esr_parents.back();
+      continue;
+    }
+    if (&static_cast<const SpProcedure&>(**p).sp() == t_.scope_include_sp() && out->operands.size() == 3) {
+      n = out->operands[2];
+      continue;
+    }
+    return applied ? out : nullptr;  // the choice itself, simulated again
+  }
+}
+
+double Regen::constrain_at_break(Node* n) {
+  double w = 0;
+  for (ObservedBreak& b : breaks_) {
+    if (b.at != n || b.constrained) continue;
+    w += constrain(b.root, n);
+    b.constrained = true;
+  }
+  return w;
+}
+
+bool Regen::break_constrained(const Node* root) const {
+  for (const ObservedBreak& b : breaks_)
+    if (b.root == root) return b.constrained;
+  return false;
 }
 
 double Regen::regen(Node* n) {
@@ -185,6 +221,14 @@ double Regen::walk(Node* top, int* top_count) {
       }
       stack.pop();
       if (!stack.empty()) ++stack.top().done;
+      if (done.count != nullptr && !breaks_.empty()) [[unlikely]] {
+        try {
+          w += constrain_at_break(done.node);
+        } catch (...) {
+          if (stack.empty()) undo_.extract(done.node);  // else the frame below counts it done and gives it back
+          throw;
+        }
+      }
     }
   } catch (...) {
     // A step that throws undoes itself; each unfinished node gives back the parents it has regenerated.
@@ -558,10 +602,10 @@ double Regen::restore_family(Node* root) {
   return w;
 }
 
-double Regen::constrain(Node* root) {
+double Regen::constrain(Node* root, Node* from) {
   auto obs = t_.observations().find(root);
   VNT_ASSERT(obs != t_.observations().end(), "observation root without a value");
-  Node* c = t_.constrainable(root);
+  Node* c = t_.constrainable(from);
   if (c == nullptr)
     throw Error(ErrorKind::kInference, "the observed expression no longer ends in a random choice", span_of(root));
   // Its other branch ends in a choice another observation holds (`(if b a ...)` with a observed too): one value
@@ -571,25 +615,33 @@ double Regen::constrain(Node* root) {
                 fmt::format("the observed expression now ends in {}, which another observation holds",
                             c->expr != nullptr ? c->expr->text() : std::string("a random choice")),
                 span_of(root));
-  OutputNode* out = as_output(c);
-  const SpProcedure* p = primitive_at(out);
-  ArgBuffer buf(out);
-  Args args = buf.args(p->aux());
-  p->sp().unincorporate(out->value, args);
-  out->value = obs->second;
-  double w = p->sp().log_density(out->value, args);
-  p->sp().incorporate(out->value, args);
-  c->constrained = true;
-  t_.touch_observed(c);
-  t_.random_choices().erase(c);
-  // Re-propagate the observed value along the lookups and procedure outputs up to the root.
+  // The lookups and procedure outputs from `from` down to the choice, which copy the observed value back up (the
+  // nodes between the root and `from` copy it when the regen applies them). Listed first: nothing fails after
+  // the choice has changed.
   std::vector<Node*> chain;
-  for (Node* n = root; n != c;) {
+  for (Node* n = from; n != c;) {
     chain.push_back(n);
     n = n->kind == NodeKind::kLookup ? as_lookup(n)->source
         : primitive_at(as_output(n)) ? as_output(n)->operands[2]
                                      : as_output(n)->esr_parents.back();
   }
+  OutputNode* out = as_output(c);
+  const SpProcedure* p = primitive_at(out);
+  ArgBuffer buf(out);
+  Args args = buf.args(p->aux());
+  p->sp().unincorporate(out->value, args);
+  double w = 0;
+  try {  // a new operator may not take the observed value (normal made categorical): the step undoes itself
+    w = p->sp().log_density(obs->second, args);
+  } catch (...) {
+    p->sp().incorporate(out->value, args);
+    throw;
+  }
+  out->value = obs->second;
+  p->sp().incorporate(out->value, args);
+  c->constrained = true;
+  t_.touch_observed(c);
+  t_.random_choices().erase(c);
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     Node* n = *it;
     n->value = n->kind == NodeKind::kLookup ? as_lookup(n)->source->value

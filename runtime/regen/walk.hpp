@@ -165,9 +165,26 @@ class Regen {
   double apply_psp(Node* n);
   double eval_requests(RequestNode* r);
   double restore_family(Node* root);
-  double constrain(Node* root);
+  /// Constrains the choice the chain from `from` (the observation's root, or a node of its chain) ends in to the
+  /// value observed at `root`, and copies it up the chain to `from`.
+  double constrain(Node* root, Node* from);
 
  private:
+  /// Where the regen makes again the choice an observation of the border ends in, or decides which choice that is:
+  /// its first node the regen applies that has a proposed operator, a requested family made again, or that is the
+  /// choice. Constrained as soon as `at` is applied, before anything reads the simulated value (the observation's
+  /// root may come after a reader of the choice in the border, or after another observation reading it).
+  struct ObservedBreak {
+    Node* at;
+    Node* root;
+    bool constrained;
+  };
+  void find_observed_breaks();
+  /// The break of observation `root` (resampled), or nullptr if its choice stays.
+  Node* observed_break(Node* root) const;
+  /// Constrains the observations whose break is `n`, which has just been applied.
+  double constrain_at_break(Node* n);
+  bool break_constrained(const Node* root) const;
   double walk(Node* top, int* top_count);  // regen `top`'s parents, then `top` itself if it has a count
   double apply_node(Node* n);              // a node whose parents are in place
   Node* finish_application(OutputNode* out, double* w);
@@ -193,6 +210,7 @@ class Regen {
   bool restore_;
   Db scratch_;   // what undoing a failed step takes out; never the caller's Db (it holds the old state)
   Undo undo_;
+  std::vector<ObservedBreak> breaks_;  // usually none: one per observation whose choice the regen makes again
 };
 
 /// Parents of a node in regen order: lookup source; operator, operands (and request for outputs).
