@@ -12,6 +12,7 @@
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/flat_ptr_map.hpp"
+#include "runtime/core/make_room.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/infinite_density.hpp"
@@ -460,6 +461,7 @@ double Transition::visit(Node* root) {
   // Values read from other borders' stale sections are repaired first; this border's own are handled below.
   if (!inputs_made_fresh([&] { return ensure_scaffold_fresh(t_, group->scaffold, border_); })) return visit(root);
   Section sec{{}, std::move(group->scaffold), std::make_unique<Db>(t_), {}, {}, {}};
+  make_room(visited_);  // a section changed below is put back (restore_sections) only once it is listed
   bool stale = false;
   for (Node* r : group->roots) {
     sec.roots.push_back({r, r->version, std::nullopt});
@@ -529,9 +531,9 @@ double Transition::visit(Node* root) {
   // A section with k roots is k of the N children the test draws from: each carries l/k, so that the sum over
   // all N is still the sum of the sections' l, and the draw stays uniform over children.
   const double share = log_weight(xi, unrepaired ? kNegInf : rho) / static_cast<double>(sec.roots.size());
-  for (const Section::Root& r : sec.roots)
-    if (r.node != root) shares_.emplace(r.node, share);
   visited_.push_back(std::move(sec));
+  for (const Section::Root& r : visited_.back().roots)
+    if (r.node != root) shares_.emplace(r.node, share);
   ++st_.stats.sections_visited;
   return share;
 }
@@ -755,8 +757,9 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   } catch (...) {
     // In the order of a rejection: the border gets its old value back first. Restored while it still had the
     // proposed one, a section would recompute its deterministic nodes from that value, or ask (mem z) for the
-    // family of the proposed key, which no Db holds.
-    t_.must_complete([&] {
+    // family of the proposed key, which no Db holds. Not after a section's restore failed (out of memory): the
+    // trace is poisoned, and what the sections hold may be half put back.
+    if (!t_.poisoned()) t_.must_complete([&] {
       Db xi_db(t_);
       detach_and_extract(t_, global, xi_db);
       regen_and_attach(t_, global, true, rho_db);

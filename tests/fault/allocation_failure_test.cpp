@@ -38,7 +38,8 @@ struct CsvFile {
 };
 
 // A partitioned w whose sections hold deterministic nodes (the products), left stale by the subsampled moves at
-// the end; a mem'd procedure, a made SP, a scope other than default, a plate and rows kept as families.
+// the end; a mem'd procedure, a made SP, a scope other than default, a plate and rows kept as families; two
+// observations whose choices a move of k makes again, one reading the other's (constrained at their breaks).
 std::string model(const std::string& csv) {
   return "[assume w (scope_include 'w 0 (normal 0 1))]"
          "[assume s (scope_include 's 0 (gamma 2 2))]"
@@ -50,6 +51,8 @@ std::string model(const std::string& csv) {
          "rows: [observe_csv y_x \"" + csv + "\" y]"
          "[assume coin (make_beta_bernoulli 1 1)] [observe (coin) true]"
          "[assume z (if (coin) (normal (f 1) 1) (f 2))]"
+         "[assume k (scope_include 'k 0 (flip))] [assume m (if k (normal w 1) (normal 0 2))]"
+         "[observe (if k (normal m 1) (normal m 3)) 0.1] [observe m 0.4]"
          "p: [predict (f 2)]"
          "[infer (subsampled_mh w all 2 0.3 'drift 0.5 4)]";
 }
@@ -227,6 +230,7 @@ std::vector<Case> cases(const std::string& csv) {
            "[forget rows]",
            "[infer (mh default one 1)]",
            "[infer (mh s one 1)]",
+           "[infer (mh k all 1)]",
            "[infer (mh w all 'drift 0.3 1)]",
            "[infer (subsampled_mh w all 3 0.3 'drift 0.5 1)]",
            "[infer (subsampled_mh w all 3 0 1)]",
