@@ -129,6 +129,10 @@ class Builder {
   }
 
   void disable_requests(RequestNode* req) {
+    // Once per request: one in D that is also in a disabled family (the else branch of an `if` whose predicate
+    // changes, calling a mem'd procedure with an argument that changes) would count twice, and a family it shares
+    // with a request outside D (the same key asked elsewhere) would be taken for brush.
+    if (!counted_.insert(req)) return;
     for (Node* root : req->output->esr_parents)
       if (++disabled_[root] == root->num_requests) disable_family(root);
   }
@@ -149,6 +153,7 @@ class Builder {
   Node* hard_border_;
   std::vector<Node*> order_;
   FlatPtrMap<Node, uint32_t> disabled_;
+  FlatPtrSet<Node> counted_;  // requests whose families disabled_ counts
 };
 
 }  // namespace

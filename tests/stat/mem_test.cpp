@@ -131,5 +131,23 @@ TEST_CASE("mem with a random argument: (f z) matches exact enumeration over z") 
   expect_rejected(evaluate_mean(f1_given1, 0, std::sqrt(0.2)));
 }
 
+TEST_CASE("mem: a family asked for with a key that moves and with a fixed key keeps its prior") {
+  // No observation: P(c0) is its prior 0.3 and (g 2) is flip(0.219) while c0 is false. (g 2) is requested by c2
+  // and, while c0 and (g 2) are false, twice by c1 (its predicate and its else branch, both with a key computed
+  // from c0). The scaffold once counted the else branch's request twice, took (g 2) for brush although c2 still
+  // asked for it, and never regenerated c0: the chain stayed at c0 = false.
+  const std::string program = R"(
+[assume g (mem (lambda (k) (if c0 (flip 0.242) (flip 0.219))))]
+[assume c0 (flip 0.3)]
+[assume c1 (if (g (if c0 1 2)) c0 (g (if c0 1 2)))]
+[assume c2 (g 2)]
+[infer (repeat 20000 (do (mh default all 1) (collect c0 c2)))]
+)";
+  ProgramRun run(program, 54);
+  const std::vector<double> c0 = run.column("c0", kBurnIn), c2 = run.column("c2", kBurnIn);
+  check_probability(c0, 0.3);
+  check_probability(c2, 0.3 * 0.242 + 0.7 * 0.219);
+}
+
 }  // namespace
 }  // namespace vnt::test::mem_tests
