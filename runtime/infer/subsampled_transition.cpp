@@ -659,7 +659,10 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     double xi = *proposed;
     procedures_ |= resamples_procedures(global);
     new_value_ = border_->value;
-    double alpha_g = xi - rho + log_index_density(t_, spec_) - choice.log_index_density;
+    // The block-selection correction counts the choices after the proposal. An exact transition may make or drop
+    // choices in the sections' brush too: it counts them once every section is visited, before u.
+    auto global_weight = [&] { return xi - rho + log_index_density(t_, spec_) - choice.log_index_density; };
+    double alpha_g = exact_ ? 0 : global_weight();
     // Steps 3-5: mu0 = (log u - alpha_g) / N, then local sections in random order until the test decides.
     double target = 0;  // N mu0: the decision is sum(l_i) >= target
     auto draw_u = [&] {
@@ -705,6 +708,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
       // log alpha NaN, a rejection without u; the test would stop the [infer].
       if (std::any_of(out, out + n, [](double l) { return std::isnan(l); })) impossible_ = true;
       if (!impossible_) {
+        alpha_g = global_weight();
         draw_u();
         cfg.mu0 = mu0();
       }

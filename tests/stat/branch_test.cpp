@@ -186,5 +186,25 @@ TEST_CASE("Fig. 1 as printed (y = 10 and sd 0.1): drift on the scoped gamma choi
   expect_rejected(evaluate_mean(mu, 10.0, post.sd));
 }
 
+TEST_CASE("exact mh through local sections counts the random choices its sections' brush makes or drops") {
+  // b is read twice (by a's branch and by the observation), so the partitioned path of exact mh scores each read
+  // as a local section; a = (flip 0.19) exists only while b is true, so proposing to b changes the number of
+  // choices (2 with b true, 1 with b false) in a section's brush. P(b | y) is proportional to
+  // 0.598 normal(-1.47; 0.79, 1.5) against 0.402 normal(-1.47; 0.39, 1.5): 0.508. The block-selection correction
+  // of Eq. 3, counted before the sections were regenerated, missed that change (the odds of b doubled: 0.674).
+  const std::string program = R"(
+[assume b (flip 0.598)]
+[assume a (if b (flip 0.19) false)]
+[observe (normal (if b 0.79 0.39) 1.5) -1.47]
+[infer (repeat 20000 (do (mh default one 1) (collect b)))]
+)";
+  const double t = 0.598 * std::exp(log_normal_pdf(-1.47, 0.79, 1.5));
+  const double f = 0.402 * std::exp(log_normal_pdf(-1.47, 0.39, 1.5));
+  ProgramRun run(program, 46);
+  const std::vector<double> b = run.column("b", kBurnIn);
+  check_probability(b, t / (t + f));
+  expect_rejected(evaluate_probability(b, 2 * t / (2 * t + f)));
+}
+
 }  // namespace
 }  // namespace vnt::test::branch_tests
