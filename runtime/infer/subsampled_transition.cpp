@@ -9,6 +9,7 @@
 #include <exception>
 #include <limits>
 #include <optional>
+#include <span>
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/flat_ptr_map.hpp"
@@ -198,6 +199,7 @@ class Transition {
     return inputs_made_fresh([&] { section.make_inputs_fresh(t_, border_, st_.chains().watch(key)); });
   }
   void add_brush_roots(SectionGroup& g) const;
+  void claim_other_roots(std::span<Node* const> roots, const Node* root) const;
   void restore_in_place();
   /// Runs f while the border holds its old value (the proposed one is back afterwards, also if f throws).
   template <class F>
@@ -233,6 +235,7 @@ class Transition {
   std::vector<Section> visited_;
   std::vector<Node*>& node_roots_;  // exact mh with a section with brush: the border's node children at the start
   FlatPtrMap<Node, double> shares_;  // roots of sections with several, not drawn yet: their share of its l
+  uint64_t first_seq_ = 0;  // Node::seq of the first node made during this transition
   std::vector<SectionChain> chains_;  // sections evaluated from values alone (nothing to undo)
   std::vector<Value>& chain_values_;  // their new link values, in order
   struct InPlace {
@@ -458,6 +461,7 @@ double Transition::visit(Node* root) {
   }
   if (!group) group = checked_section(t_, reach_, root, exact_, &dag->roots());
   if (!group->scaffold.brush.empty()) add_brush_roots(*group);
+  claim_other_roots(group->roots, root);
   // Values read from other borders' stale sections are repaired first; this border's own are handled below.
   if (!inputs_made_fresh([&] { return ensure_scaffold_fresh(t_, group->scaffold, border_); })) return visit(root);
   Section sec{{}, std::move(group->scaffold), std::make_unique<Db>(t_), {}, {}, {}};
@@ -552,9 +556,20 @@ void Transition::add_brush_roots(SectionGroup& g) const {
   by_creation(std::span<Node*>(g.roots).subspan(found));  // the brush table's order follows addresses
 }
 
+/// A section's roots besides `root` take their share of its l when drawn. Exact mh only can meet one that is claimed
+/// already: by a section that met it, or by one whose brush holds it (a read of the border in a branch that also
+/// meets another section), or one made in this transition by an earlier section's new brush, which no draw would
+/// collect. Counted twice or never, it would bias the move: the general scaffold takes it.
+void Transition::claim_other_roots(std::span<Node* const> roots, const Node* root) const {
+  for (Node* r : roots)
+    if (r != root && (shares_.find(r) != nullptr || r->seq >= first_seq_))
+      throw NotPartitionable{"two local sections share a read of the parameter", true};
+}
+
 /// A section of primitive applications: evaluated in place under the old value if it is stale, then under the
 /// proposed one, from the values it held before, which a rejection puts back (a stale section stays stale).
 double Transition::visit_in_place(Node* root, std::shared_ptr<const SectionDag> dag) {
+  claim_other_roots(dag->roots(), root);
   bool stale = false;
   for (Node* r : dag->roots()) stale |= r->version != old_version_;
   const SectionDag& d = *dag;
@@ -634,6 +649,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   } window(t_, st_.chains(), procedures_, info.border);
   border_ = info.border;
   reach_ = BorderReach(border_);
+  first_seq_ = t_.next_seq();
   const size_t n = info.n;
   std::unordered_map<Node*, ProposalKernel> kernels;
   if (opts_.drift_sigma) kernels[v] = ProposalKernel{ProposalKernel::Kind::kDrift, *opts_.drift_sigma, {}};
