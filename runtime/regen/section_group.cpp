@@ -45,9 +45,11 @@ std::optional<SectionGroup> section_group(Trace& trace, BorderReach& reach, Node
     // A node of the section that reads a value following the border, other than through the section itself,
     // reads another child's branch: that child belongs to the section too. Its requested families count: the
     // output of (f w) reads the body of f, which may read w again (through its own lookup, a child of the border).
+    // Not a family the section's regen removes (its brush): what that read goes with it.
     auto other_reads = [&](Node* n) {
       for_each_parent(n, [&](Node* p) {
-        if (p == border || g.scaffold.is_resampling(p) || g.scaffold.is_absorbing(p)) return;
+        if (p == border || g.scaffold.is_resampling(p) || g.scaffold.is_absorbing(p) || g.scaffold.is_brush(p))
+          return;
         if (p->kind == NodeKind::kRequest && as_request(p)->output == n) return;  // n's own request
         if (reach.follows(p)) add_roots_above(reach, p, g.roots);
       });
