@@ -199,7 +199,7 @@ class Transition {
     return inputs_made_fresh([&] { section.make_inputs_fresh(t_, border_, st_.chains().watch(key)); });
   }
   void add_brush_roots(SectionGroup& g) const;
-  void claim_other_roots(std::span<Node* const> roots, const Node* root) const;
+  bool unclaimed(const Node* r, const Node* root) const;
   void restore_in_place();
   /// Runs f while the border holds its old value (the proposed one is back afterwards, also if f throws).
   template <class F>
@@ -461,7 +461,6 @@ double Transition::visit(Node* root) {
   }
   if (!group) group = checked_section(t_, reach_, root, exact_, &dag->roots());
   if (!group->scaffold.brush.empty()) add_brush_roots(*group);
-  claim_other_roots(group->roots, root);
   // Values read from other borders' stale sections are repaired first; this border's own are handled below.
   if (!inputs_made_fresh([&] { return ensure_scaffold_fresh(t_, group->scaffold, border_); })) return visit(root);
   Section sec{{}, std::move(group->scaffold), std::make_unique<Db>(t_), {}, {}, {}};
@@ -534,10 +533,12 @@ double Transition::visit(Node* root) {
   procedures_ |= resamples_procedures(sec.scaffold);
   // A section with k roots is k of the N children the test draws from: each carries l/k, so that the sum over
   // all N is still the sum of the sections' l, and the draw stays uniform over children.
-  const double share = log_weight(xi, unrepaired ? kNegInf : rho) / static_cast<double>(sec.roots.size());
+  size_t k = 0;
+  for (const Section::Root& r : sec.roots) k += unclaimed(r.node, root) ? 1 : 0;
+  const double share = log_weight(xi, unrepaired ? kNegInf : rho) / static_cast<double>(k);
   visited_.push_back(std::move(sec));
   for (const Section::Root& r : visited_.back().roots)
-    if (r.node != root) shares_.emplace(r.node, share);
+    if (r.node != root && unclaimed(r.node, root)) shares_.emplace(r.node, share);
   ++st_.stats.sections_visited;
   return share;
 }
@@ -556,20 +557,19 @@ void Transition::add_brush_roots(SectionGroup& g) const {
   by_creation(std::span<Node*>(g.roots).subspan(found));  // the brush table's order follows addresses
 }
 
-/// A section's roots besides `root` take their share of its l when drawn. Exact mh only can meet one that is claimed
-/// already: by a section that met it, or by one whose brush holds it (a read of the border in a branch that also
-/// meets another section), or one made in this transition by an earlier section's new brush, which no draw would
-/// collect. Counted twice or never, it would bias the move: the general scaffold takes it.
-void Transition::claim_other_roots(std::span<Node* const> roots, const Node* root) const {
-  for (Node* r : roots)
-    if (r != root && (shares_.find(r) != nullptr || r->seq >= first_seq_))
-      throw NotPartitionable{"two local sections share a read of the parameter", true};
+/// Whether root `r` of the section drawn at `root` takes a share of its l: the drawn root does, and each other root
+/// collects its share when drawn. Exact mh only can meet one that another section claimed already (one that met it,
+/// or one whose brush holds it), which collects that section's share, or one made in this transition by an earlier
+/// section's new brush, which no draw collects: the section's l is split over the others, so that the sum over the
+/// N draws counts every section's l once. (Sections are visited in turn, each from the state the ones before left:
+/// their l add up to the whole move's even where one regenerates nodes another then removes.)
+bool Transition::unclaimed(const Node* r, const Node* root) const {
+  return r == root || (shares_.find(r) == nullptr && r->seq < first_seq_);
 }
 
 /// A section of primitive applications: evaluated in place under the old value if it is stale, then under the
 /// proposed one, from the values it held before, which a rejection puts back (a stale section stays stale).
 double Transition::visit_in_place(Node* root, std::shared_ptr<const SectionDag> dag) {
-  claim_other_roots(dag->roots(), root);
   bool stale = false;
   for (Node* r : dag->roots()) stale |= r->version != old_version_;
   const SectionDag& d = *dag;
@@ -602,9 +602,11 @@ double Transition::visit_in_place(Node* root, std::shared_ptr<const SectionDag> 
   ++st_.stats.sections_visited;
   st_.stats.stale_repairs += stale ? 1 : 0;
   // As on the general path, each of k roots carries l/k; the others are not evaluated again.
-  const double share = log_weight(after, before) / static_cast<double>(d.roots().size());
+  size_t k = 0;
+  for (const Node* r : d.roots()) k += unclaimed(r, root) ? 1 : 0;
+  const double share = log_weight(after, before) / static_cast<double>(k);
   for (Node* r : d.roots())
-    if (r != root) shares_.emplace(r, share);
+    if (r != root && unclaimed(r, root)) shares_.emplace(r, share);
   return share;
 }
 
