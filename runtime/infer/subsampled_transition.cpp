@@ -200,6 +200,7 @@ class Transition {
   }
   void add_brush_roots(SectionGroup& g) const;
   bool unclaimed(const Node* r, const Node* root) const;
+  double split(double l, std::span<Node* const> roots, const Node* root);
   void restore_in_place();
   /// Runs f while the border holds its old value (the proposed one is back afterwards, also if f throws).
   template <class F>
@@ -533,14 +534,10 @@ double Transition::visit(Node* root) {
   procedures_ |= resamples_procedures(sec.scaffold);
   // A section with k roots is k of the N children the test draws from: each carries l/k, so that the sum over
   // all N is still the sum of the sections' l, and the draw stays uniform over children.
-  size_t k = 0;
-  for (const Section::Root& r : sec.roots) k += unclaimed(r.node, root) ? 1 : 0;
-  const double share = log_weight(xi, unrepaired ? kNegInf : rho) / static_cast<double>(k);
+  const double l = log_weight(xi, unrepaired ? kNegInf : rho);
   visited_.push_back(std::move(sec));
-  for (const Section::Root& r : visited_.back().roots)
-    if (r.node != root && unclaimed(r.node, root)) shares_.emplace(r.node, share);
   ++st_.stats.sections_visited;
-  return share;
+  return split(l, group->roots, root);
 }
 
 /// Exact mh: reads of the border in the section's brush whose branches do not meet its own (one that ends in a
@@ -565,6 +562,16 @@ void Transition::add_brush_roots(SectionGroup& g) const {
 /// their l add up to the whole move's even where one regenerates nodes another then removes.)
 bool Transition::unclaimed(const Node* r, const Node* root) const {
   return r == root || (shares_.find(r) == nullptr && r->seq < first_seq_);
+}
+
+/// The share of l of the section drawn at `root`, recorded for its other unclaimed roots.
+double Transition::split(double l, std::span<Node* const> roots, const Node* root) {
+  size_t k = 0;
+  for (const Node* r : roots) k += unclaimed(r, root) ? 1 : 0;
+  const double share = l / static_cast<double>(k);
+  for (Node* r : roots)
+    if (r != root && unclaimed(r, root)) shares_.emplace(r, share);
+  return share;
 }
 
 /// A section of primitive applications: evaluated in place under the old value if it is stale, then under the
@@ -602,12 +609,7 @@ double Transition::visit_in_place(Node* root, std::shared_ptr<const SectionDag> 
   ++st_.stats.sections_visited;
   st_.stats.stale_repairs += stale ? 1 : 0;
   // As on the general path, each of k roots carries l/k; the others are not evaluated again.
-  size_t k = 0;
-  for (const Node* r : d.roots()) k += unclaimed(r, root) ? 1 : 0;
-  const double share = log_weight(after, before) / static_cast<double>(k);
-  for (Node* r : d.roots())
-    if (r != root && unclaimed(r, root)) shares_.emplace(r, share);
-  return share;
+  return split(log_weight(after, before), d.roots(), root);
 }
 
 void Transition::restore_in_place() {
