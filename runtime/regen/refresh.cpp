@@ -313,10 +313,9 @@ void DeferredRepair::repair(Trace& trace) const {
     refresh_section(trace, border, root);
     return;
   }
-  // Fresh once the transition that met it was undone: the border's version was one its regen had copied (an output
-  // takes its family root's), and the stale count that version gave the border's children stayed. Left so, every
-  // later attempt would meet it again and be retried: moves that reach it would never be made (a biased chain).
-  // The count is taken again from the children, only here (a rare path).
+  // Fresh once the transition that met it was undone. If the border's count still says otherwise (as counts under
+  // copied versions once did), every later attempt would meet it again and be retried: moves that reach it would
+  // never be made (a biased chain). The count is taken again from the children, only here (a rare path).
   auto it = trace.stale_borders().find(border);
   if (it == trace.stale_borders().end()) return;
   size_t stale = 0;

@@ -62,10 +62,11 @@ class Trace {
   void add_child(Node* parent, Node* child) {
     std::vector<Node*>& c = parent->children;
     make_room(c);
-    // Only borders of accepted subsampled moves have versions; a child re-attached with an old one is stale. A
-    // plate stores nothing computed from its parents: never stale.
+    // A child re-attached to a border of accepted subsampled moves with an old version is stale. Not under other
+    // nodes with a version (section roots, and outputs that copied one from their family root): counted there, an
+    // undone regen left counts that nothing repairs. A plate stores nothing computed from its parents: never stale.
     size_t* stale = nullptr;
-    if (parent->version > 0 && child->version != parent->version && child->kind != NodeKind::kPlate)
+    if (parent->border && child->version != parent->version && child->kind != NodeKind::kPlate)
       stale = &stale_borders_.try_emplace(parent, 0).first->second;
     move_shape({ShapeEvent::Kind::kAdd, parent->kind == NodeKind::kConstant, parent->seq, child->seq});
     if (child->kind == NodeKind::kPlate) {

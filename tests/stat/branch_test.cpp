@@ -227,5 +227,30 @@ TEST_CASE("a transition undone for a deferred repair leaves no stale count that 
   check_probability(c0, t / (t + f));
 }
 
+TEST_CASE("single-site mh over a coin read through a procedure body and an unrelated choice: no move discarded") {
+  // Found by the posterior fuzzer (seed 22, reduced). The observation's predicate is c0 read through f0's body
+  // (if c0 c0 c0), whose output copies c0's version; a choice a0's coin is drawn by (mh default one) too. Children
+  // counted stale under the copied version made moves of c0 undone and redrawn, often as moves of the other coin:
+  // P(c0) 0.945 against the exact 0.9378, which the enumeration below gives (a0's coin sums out of its observation).
+  const std::string program = R"(
+[assume f0 (lambda (x) (if x (flip 0.224) (if c0 c0 c0)))]
+[assume c0 (flip 0.85)]
+[assume c1 c0]
+[assume a0 (normal (if (flip 0.501) 0.03 -0.18) 2)]
+[observe (if (f0 (not true)) (normal (if (if (not c1) true c1) -0.87 0.43) 1) (normal 0.26 2)) -0.37]
+[observe (normal (if c1 0.26 -0.11) 1) 1.05]
+[observe (flip (if (if c0 c1 true) 0.551 0.64)) true]
+[observe a0 0.13]
+[infer (repeat 150000 (do (mh default one 1) (collect c0)))]
+)";
+  // c0 true: normal(-0.37; -0.87, 1) normal(1.05; 0.26, 1); false: normal(-0.37; 0.26, 2) normal(1.05; -0.11, 1).
+  // The flip is observed under 0.551 either way ((if c0 c1 true) is true), and a0's observation weighs both alike.
+  const double t = 0.85 * std::exp(log_normal_pdf(-0.37, -0.87, 1) + log_normal_pdf(1.05, 0.26, 1));
+  const double f = 0.15 * std::exp(log_normal_pdf(-0.37, 0.26, 2) + log_normal_pdf(1.05, -0.11, 1));
+  ProgramRun run(program, 48);
+  const std::vector<double> c0 = run.column("c0", 5000);
+  check_probability(c0, t / (t + f));
+}
+
 }  // namespace
 }  // namespace vnt::test::branch_tests
