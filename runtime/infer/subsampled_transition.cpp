@@ -200,6 +200,7 @@ class Transition {
   }
   void add_brush_roots(SectionGroup& g) const;
   bool unclaimed(const Node* r, const Node* root) const;
+  bool new_brush_reads_elsewhere(const Scaffold& s, uint64_t made_from);
   double split(double l, std::span<Node* const> roots, const Node* root);
   void restore_in_place();
   /// Runs f while the border holds its old value (the proposed one is back afterwards, also if f throws).
@@ -504,6 +505,7 @@ double Transition::visit(Node* root) {
   const double rho = detach_and_extract(t_, sec.scaffold, *sec.old_state);
   double xi = 0;
   const size_t children = border_->children.size();  // new children are appended
+  const uint64_t made_from = t_.next_seq();           // the nodes of its new brush
   try {
     xi = regen_and_attach(t_, sec.scaffold, false, *sec.old_state);
     if (brush) sec.new_roots.assign(border_->children.begin() + static_cast<std::ptrdiff_t>(children),
@@ -536,6 +538,9 @@ double Transition::visit(Node* root) {
   // all N is still the sum of the sections' l, and the draw stays uniform over children.
   const double l = log_weight(xi, unrepaired ? kNegInf : rho);
   visited_.push_back(std::move(sec));
+  // Listed first: the failure below puts it back with the sections before it.
+  if (brush && new_brush_reads_elsewhere(visited_.back().scaffold, made_from))
+    throw NotPartitionable{"a local section's new brush reads another section", true};
   ++st_.stats.sections_visited;
   return split(l, group->roots, root);
 }
@@ -552,6 +557,33 @@ void Transition::add_brush_roots(SectionGroup& g) const {
     if (reads_border && std::find(g.roots.begin(), g.roots.end(), n) == g.roots.end()) g.roots.push_back(n);
   });
   by_creation(std::span<Node*>(g.roots).subspan(found));  // the brush table's order follows addresses
+}
+
+/// Exact mh: whether the brush a section's regen has just made (the nodes from Node::seq `made_from` on) reads a
+/// value computed from the border outside the section. A section not visited yet may still hold it from the
+/// border's old value ((if c0 c1 c3) taking its branch c3 before c3 = (not c0) is made again): scored so, the move
+/// would be scored in a state that is none of the chain's. The general scaffold regenerates in dependency order.
+bool Transition::new_brush_reads_elsewhere(const Scaffold& s, uint64_t made_from) {
+  std::vector<Node*> todo;
+  s.drg.for_each([&](Node* n, int) {
+    if (n->kind == NodeKind::kOutput)
+      for (Node* e : as_output(n)->esr_parents)
+        if (e->seq >= made_from) todo.push_back(e);
+  });
+  FlatPtrSet<Node> seen;
+  bool reads = false;
+  while (!todo.empty() && !reads) {
+    Node* n = todo.back();
+    todo.pop_back();
+    if (!seen.insert(n)) continue;
+    for_each_parent(n, [&](Node* p) {
+      if (p->seq >= made_from)
+        todo.push_back(p);
+      else if (p != border_ && !s.is_resampling(p) && !s.is_absorbing(p) && reach_.follows(p))
+        reads = true;
+    });
+  }
+  return reads;
 }
 
 /// Whether root `r` of the section drawn at `root` takes a share of its l: the drawn root does, and each other root

@@ -98,5 +98,26 @@ TEST_CASE("exact mh through local sections: a family the section removes does no
   check_probability(c0, t / (t + f));
 }
 
+TEST_CASE("exact mh through local sections: a new branch that reads a section not visited yet") {
+  // (if c0 c1 c3) is true whatever c0 is, so c0 keeps its prior 0.348 and a0 its first branch. When c0 moves to
+  // false, the section of that if took its new branch c3 before c3's own section had made c3 = (not c0) true:
+  // a0 went to its other branch and the move was scored there (P(c0) 0.44). The partition is now refused for it.
+  const std::string program = R"(
+[assume f0 (lambda (x) (if x (flip 0.804) (flip 0.346)))]
+[assume c0 (flip 0.348)]
+[assume c1 c0]
+[assume c2 (f0 c0)]
+[assume c3 (not c0)]
+[assume a0 (if (if c0 c1 c3) (normal -0.48 1) (normal (if (flip (if c2 0.333 0.797)) -0.43 0.98) 2))]
+[assume a1 (normal a0 2)]
+[observe a0 -1.08]
+[observe a1 -0.35]
+[infer (repeat 20000 (do (mh default one 1) (collect c0)))]
+)";
+  ProgramRun run(program, 56);
+  const std::vector<double> c0 = run.column("c0", kBurnIn);
+  check_probability(c0, 0.348);
+}
+
 }  // namespace
 }  // namespace vnt::test::observed_brush_tests
