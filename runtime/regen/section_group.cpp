@@ -14,8 +14,10 @@ bool has(const std::vector<Node*>& v, Node* n) { return std::find(v.begin(), v.e
 
 size_t size_of(const Scaffold& s) { return s.drg.size() + s.absorbing.size(); }
 
-/// Adds to `roots` the children of the border that `p` (a node following the border) is computed from.
-void add_roots_above(BorderReach& reach, Node* p, std::vector<Node*>& roots) {
+/// Adds to `roots` the children of the border that `p` (a node following the border) is computed from, and whose
+/// change reaches it: one whose change is absorbed on the way (the argument of (f w) when f's body only passes it to
+/// a random choice) does not make `p` move, and its own section, built from it, never meets this one.
+void add_roots_above(Trace& trace, BorderReach& reach, Node* p, std::vector<Node*>& roots) {
   std::vector<Node*> todo{p}, seen;
   while (!todo.empty()) {
     Node* q = todo.back();
@@ -25,7 +27,10 @@ void add_roots_above(BorderReach& reach, Node* p, std::vector<Node*>& roots) {
     bool root = false;
     for_each_parent(q, [&](Node* x) { root |= x == reach.border(); });
     if (root) {
-      if (!has(roots, q)) roots.push_back(q);
+      if (has(roots, q)) continue;
+      const std::optional<Scaffold> s = build_local_scaffold(trace, reach.border(), std::span<Node* const>(&q, 1),
+                                                             kMaxSectionNodesPerRoot);
+      if (!s || s->is_resampling(p)) roots.push_back(q);  // too large to tell: grouped, as before
       continue;  // its other reads are found with its section
     }
     for_each_parent(q, [&](Node* x) {
@@ -51,7 +56,7 @@ std::optional<SectionGroup> section_group(Trace& trace, BorderReach& reach, Node
         if (p == border || g.scaffold.is_resampling(p) || g.scaffold.is_absorbing(p) || g.scaffold.is_brush(p))
           return;
         if (p->kind == NodeKind::kRequest && as_request(p)->output == n) return;  // n's own request
-        if (reach.follows(p)) add_roots_above(reach, p, g.roots);
+        if (reach.follows(p)) add_roots_above(trace, reach, p, g.roots);
       });
     };
     g.scaffold.drg.for_each([&](Node* n, int) { other_reads(n); });
