@@ -139,26 +139,13 @@ void Regen::find_observed_breaks() {
 
 Node* Regen::observed_break(Node* root) const {
   // The chain constrainable() follows, read in the detached state: the links of nodes not resampled stand.
+  // It ends where an output's operator is proposed, its requested family is made again (detached: it has none), or
+  // at the choice itself: the break if the regen applies that output.
   for (Node* n = root;;) {
-    if (n->kind == NodeKind::kLookup) {
-      n = as_lookup(n)->source;
-      continue;
-    }
-    if (n->kind != NodeKind::kOutput) return nullptr;
-    OutputNode* out = as_output(n);
-    const bool applied = s_.is_resampling(out);
-    const ProcPtr* p = std::get_if<ProcPtr>(&out->op->value);
-    if (s_.is_resampling(out->op) || p == nullptr) return applied ? out : nullptr;  // its operator is proposed
-    if ((*p)->kind() != Procedure::Kind::kPrimitive) {
-      if (out->esr_parents.empty()) return applied ? out : nullptr;  // its requested family is made again
-      n = out->esr_parents.back();
-      continue;
-    }
-    if (&static_cast<const SpProcedure&>(**p).sp() == t_.scope_include_sp() && out->operands.size() == 3) {
-      n = out->operands[2];
-      continue;
-    }
-    return applied ? out : nullptr;  // the choice itself, simulated again
+    const bool output = n->kind == NodeKind::kOutput;
+    Node* next = output && s_.is_resampling(as_output(n)->op) ? nullptr : t_.passed_on(n);
+    if (next == nullptr) return output && s_.is_resampling(n) ? n : nullptr;
+    n = next;
   }
 }
 
@@ -619,12 +606,7 @@ double Regen::constrain(Node* root, Node* from) {
   // nodes between the root and `from` copy it when the regen applies them). Listed first: nothing fails after
   // the choice has changed.
   std::vector<Node*> chain;
-  for (Node* n = from; n != c;) {
-    chain.push_back(n);
-    n = n->kind == NodeKind::kLookup ? as_lookup(n)->source
-        : primitive_at(as_output(n)) ? as_output(n)->operands[2]
-                                     : as_output(n)->esr_parents.back();
-  }
+  for (Node* n = from; n != c; n = t_.passed_on(n)) chain.push_back(n);
   OutputNode* out = as_output(c);
   const SpProcedure* p = primitive_at(out);
   ArgBuffer buf(out);
@@ -642,12 +624,7 @@ double Regen::constrain(Node* root, Node* from) {
   c->constrained = true;
   t_.touch_observed(c);
   t_.random_choices().erase(c);
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    Node* n = *it;
-    n->value = n->kind == NodeKind::kLookup ? as_lookup(n)->source->value
-               : primitive_at(as_output(n)) ? as_output(n)->operands[2]->value
-                                            : as_output(n)->esr_parents.back()->value;
-  }
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) (*it)->value = t_.passed_on(*it)->value;
   return w;
 }
 

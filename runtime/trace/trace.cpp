@@ -202,29 +202,24 @@ void Trace::throw_interrupted(const SourceSpan& span) const {
   throw Error(ErrorKind::kInference, fmt::format("{}: the directive is undone", interrupt_what_), span);
 }
 
+Node* Trace::passed_on(Node* n) const {
+  if (n->kind == NodeKind::kLookup) return as_lookup(n)->source;
+  if (n->kind != NodeKind::kOutput) return nullptr;
+  OutputNode* out = as_output(n);
+  if (!is_procedure(out->op->value)) return nullptr;
+  Procedure& p = *std::get<ProcPtr>(out->op->value);
+  if (p.kind() != Procedure::Kind::kPrimitive) return out->esr_parents.empty() ? nullptr : out->esr_parents.back();
+  const Sp& sp = static_cast<SpProcedure&>(p).sp();
+  return &sp == scope_include_sp_ && out->operands.size() == 3 ? out->operands[2] : nullptr;
+}
+
 Node* Trace::constrainable(Node* root) const {
   Node* n = root;
-  while (true) {
-    if (n->kind == NodeKind::kLookup) {
-      n = as_lookup(n)->source;
-      continue;
-    }
-    if (n->kind != NodeKind::kOutput) return nullptr;
-    OutputNode* out = as_output(n);
-    if (!is_procedure(out->op->value)) return nullptr;
-    Procedure& p = *std::get<ProcPtr>(out->op->value);
-    if (p.kind() != Procedure::Kind::kPrimitive) {
-      if (out->esr_parents.empty()) return nullptr;
-      n = out->esr_parents.back();
-      continue;
-    }
-    const Sp& sp = static_cast<SpProcedure&>(p).sp();
-    if (&sp == scope_include_sp_ && out->operands.size() == 3) {
-      n = out->operands[2];
-      continue;
-    }
-    return sp.is_random() ? n : nullptr;
-  }
+  for (Node* next = passed_on(n); next != nullptr; next = passed_on(n)) n = next;
+  // The chain ends at a primitive application, which must be random.
+  if (n->kind != NodeKind::kOutput || !is_procedure(as_output(n)->op->value)) return nullptr;
+  const Procedure& p = *std::get<ProcPtr>(as_output(n)->op->value);
+  return p.kind() == Procedure::Kind::kPrimitive && static_cast<const SpProcedure&>(p).sp().is_random() ? n : nullptr;
 }
 
 Procedure& operator_procedure(const OutputNode* out) {

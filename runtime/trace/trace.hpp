@@ -168,6 +168,9 @@ class Trace {
   std::unordered_map<Node*, Value>& observations() { return observations_; }
   /// Follows lookups and procedure outputs from `root` to the random choice whose value it is, or nullptr.
   Node* constrainable(Node* root) const;
+  /// The node whose value `n` passes on as its own, one link of the chain constrainable() follows: a lookup's
+  /// source, the family root of a compound, mem or `if` output, scope_include's third operand; else nullptr.
+  Node* passed_on(Node* n) const;
 
   /// Current and maximum nesting of family evaluation (runaway recursion is reported, not a crash).
   int& eval_depth() { return eval_depth_; }
