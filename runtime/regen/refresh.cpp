@@ -309,22 +309,7 @@ void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, S
 
 void DeferredRepair::repair(Trace& trace) const {
   VNT_ASSERT(!trace.holds_nodes(), "a deferred repair made while nodes are held");
-  if (root->version != border->version) {
-    refresh_section(trace, border, root);
-    return;
-  }
-  // Fresh once the transition that met it was undone. If the border's count still says otherwise (as counts under
-  // copied versions once did), every later attempt would meet it again and be retried: moves that reach it would
-  // never be made (a biased chain). The count is taken again from the children, only here (a rare path).
-  auto it = trace.stale_borders().find(border);
-  if (it == trace.stale_borders().end()) return;
-  size_t stale = 0;
-  for (const Node* c : border->children)
-    stale += c->kind != NodeKind::kPlate && c->version != border->version ? 1 : 0;
-  if (stale == 0)
-    trace.stale_borders().erase(it);
-  else
-    it->second = stale;
+  refresh_section(trace, border, root);
 }
 
 void put_back_values(Trace& trace, std::span<std::pair<Node*, Value>> values) {
