@@ -14,28 +14,44 @@ bool has(const std::vector<Node*>& v, Node* n) { return std::find(v.begin(), v.e
 
 size_t size_of(const Scaffold& s) { return s.drg.size() + s.absorbing.size(); }
 
+/// Whether the value of `q` may stay when one of its parents changes: a random choice (which absorbs it), or the
+/// output of a compound, mem or `if` application (whose value is its family's, not its operands').
+bool may_absorb(Node* q) {
+  if (q->kind != NodeKind::kOutput || !is_procedure(as_output(q)->op->value)) return false;
+  const SpProcedure* p = primitive_at(as_output(q));
+  return p == nullptr || p->sp().is_random();
+}
+
 /// Adds to `roots` the children of the border that `p` (a node following the border) is computed from, and whose
 /// change reaches it: one whose change is absorbed on the way (the argument of (f w) when f's body only passes it to
-/// a random choice) does not make `p` move, and its own section, built from it, never meets this one.
+/// a random choice) does not make `p` move, and its own section, built from it, never meets this one. Only where a
+/// node on the way may absorb is that asked of each root's scaffold.
 void add_roots_above(Trace& trace, BorderReach& reach, Node* p, std::vector<Node*>& roots) {
-  std::vector<Node*> todo{p}, seen;
+  std::vector<Node*> todo{p}, seen, found;
+  bool absorbing = false;
   while (!todo.empty()) {
     Node* q = todo.back();
     todo.pop_back();
     if (has(seen, q)) continue;
     seen.push_back(q);
+    absorbing |= may_absorb(q);
     bool root = false;
     for_each_parent(q, [&](Node* x) { root |= x == reach.border(); });
     if (root) {
-      if (has(roots, q)) continue;
-      const std::optional<Scaffold> s = build_local_scaffold(trace, reach.border(), std::span<Node* const>(&q, 1),
-                                                             kMaxSectionNodesPerRoot);
-      if (!s || s->is_resampling(p)) roots.push_back(q);  // too large to tell: grouped, as before
+      if (!has(roots, q)) found.push_back(q);
       continue;  // its other reads are found with its section
     }
     for_each_parent(q, [&](Node* x) {
       if (reach.follows(x)) todo.push_back(x);
     });
+  }
+  for (Node* q : found) {
+    if (absorbing) {
+      const std::optional<Scaffold> s = build_local_scaffold(trace, reach.border(), std::span<Node* const>(&q, 1),
+                                                             kMaxSectionNodesPerRoot);
+      if (s && !s->is_resampling(p)) continue;  // too large to tell: grouped, as before
+    }
+    roots.push_back(q);
   }
 }
 
