@@ -158,7 +158,7 @@ void Engine::use_or_take_back(const ValueUse& use, const Value& v) {
 }
 
 const std::vector<const Expr*>& Engine::names_read(const Expr* e) const {
-  static const std::vector<const Expr*> none;  // a record without an expression (observe_csv), or one not kept
+  static const std::vector<const Expr*> none;  // a record without an expression (observe_apply), or one not kept
   auto it = kept_.find(e);
   return it != kept_.end() ? it->second.names : none;
 }
@@ -730,6 +730,12 @@ void Engine::observe_csv(const Directive& d) {
   }
   const std::vector<size_t> lines = std::move(table.lines);
   auto where = [&](size_t i) { return fmt::format("observe_csv: row at {}:{}: ", path, lines.at(i)); };
+  // The record's expression is its read of the procedure: forget names it as what still uses the procedure.
+  auto read = std::make_unique<Expr>();
+  read->kind = Expr::Kind::kVar;
+  read->name = d.name;
+  read->span = d.name_span;
+  const Expr* reads = keep(std::move(read));
   std::optional<PlatePlan> plan = plates_ ? plan_plate(*trace_, d.name) : std::nullopt;
   if (plan && plan->program->params == (d.with_index ? 2u : 1u) && !table.rows.empty()) {
     const Expr* site = apply_site(d.name);
@@ -754,14 +760,14 @@ void Engine::observe_csv(const Directive& d) {
       throw Error(e.kind(), e.message(), d.span);
     }
     plate->total_valid = true;
-    DirectiveRecord record{0, Directive::Kind::kObserve, d.label, {}, nullptr, nullptr, {}, {}};
+    DirectiveRecord record{0, Directive::Kind::kObserve, d.label, {}, nullptr, reads, {}, {}};
     make_room(directives_);  // add_record cannot fail once the plate is linked
     trace_->attach_plate(plate.get());
     record.root = plate.release();
     add_record(std::move(record));
     return;
   }
-  DirectiveRecord record{0, Directive::Kind::kObserve, d.label, {}, nullptr, nullptr, {}, {}};
+  DirectiveRecord record{0, Directive::Kind::kObserve, d.label, {}, nullptr, reads, {}, {}};
   record.rows.reserve(table.rows.size());
   make_room(directives_);
   try {
