@@ -149,7 +149,7 @@ TEST_CASE("observe_apply loads 1000 rows in a loop and they shape the posterior"
   CHECK(rt.report("slope").as_double() == doctest::Approx(3.0).epsilon(0.05));
 }
 
-TEST_CASE("errors throw vnt::RuntimeError with kind, location and message; the runtime goes on") {
+TEST_CASE("errors throw vnt::RuntimeError with kind, location and message, the runtime goes on") {
   vnt::Runtime rt;
   rt.execute("[assume a 1]");
   vnt::RuntimeError e = error_of([&] { rt.execute("[assume x (normal 0 -1)]", "m.vnt"); });
@@ -188,7 +188,7 @@ TEST_CASE("a name with a control character is escaped in message() and what(), a
   CHECK(rt.sample("(quote a\x1b" "c)").to_string() == "a\\x1bc");
 }
 
-TEST_CASE("Options.params fill {name}; a missing one is a parameter error") {
+TEST_CASE("Options.params fill {name}, a missing one is a parameter error") {
   vnt::Options options;
   options.params = {{"n", "5"}, {"flag", "true"}, {"steps", "7"}};
   vnt::Runtime rt(options);
@@ -238,7 +238,7 @@ TEST_CASE("observe_apply with an empty procedure name is a name error, whatever 
   CHECK(rt.predict("(+ mu 0)").is_number());
 }
 
-TEST_CASE("assume names and predict labels must be symbols, as in a program; the runtime is unchanged") {
+TEST_CASE("assume names and predict labels must be symbols, as in a program, the runtime is unchanged") {
   vnt::Runtime rt;
   for (const char* bad : {"", "a b", "1", "(", "'x", "{p}", "a:", "true", "x)"}) {
     CAPTURE(bad);
@@ -390,7 +390,7 @@ std::string interrupted(vnt::Runtime& rt, F&& call) {
   return error;
 }
 
-TEST_CASE("interrupt() from another thread stops an infer (moves kept) or a directive (undone); the runtime goes on") {
+TEST_CASE("interrupt() from another thread stops an infer (moves kept) or a directive (undone), the runtime goes on") {
   vnt::Runtime rt(seeded(5));
   rt.execute("[assume m (normal 0 1)] [observe (normal m 1) 0.5]");
   rt.interrupt();  // a request made before a call is forgotten when the call starts

@@ -10,7 +10,7 @@
 namespace vnt::kept_expressions_tests {
 namespace {
 
-TEST_CASE("samples, collects and failed directives keep no expression; assume, observe and predict do") {
+TEST_CASE("samples, collects and failed directives keep no expression, assume, observe and predict do") {
   Engine e(3);
   test::run(e, "[assume mu (normal 0 1)] [observe (normal mu 1) 0.5]");
   const size_t base = e.kept_expressions();

@@ -77,7 +77,7 @@ TEST_CASE("subsampled_mh 'eps_per 'decision spends eps over a decision's looks: 
   CHECK(per_decision > per_test + per_test / 4);
 }
 
-TEST_CASE("a program that fails its checks adds no record; one that runs keeps counting across directives") {
+TEST_CASE("a program that fails its checks adds no record, one that runs keeps counting across directives") {
   Engine e(1);
   test::run(e, "[assume mu (normal 0 1)]\n");
   CHECK_THROWS_AS(test::run(e, "[infer (do (mh default one 3) (mh nope one 3))]\n"), Error);

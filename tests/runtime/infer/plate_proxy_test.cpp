@@ -106,7 +106,7 @@ void check_proxies(int d) {
   }
 }
 
-TEST_CASE("the proxies' closed-form sum is the sum of the rows' proxies; residuals vanish near the reference") {
+TEST_CASE("the proxies' closed-form sum is the sum of the rows' proxies, residuals vanish near the reference") {
   SUBCASE("2 features: the build's sums written out") { check_proxies(2); }
   SUBCASE("7 features: the build's sums by matrix products") { check_proxies(7); }
 }

@@ -84,7 +84,7 @@ TEST_CASE("plate rows and node sections under one border: N counts both, and eps
   CHECK(state.stats.sections_visited == 150u * 150u);
 }
 
-TEST_CASE("only node sections go stale; the plate's cached total is dropped, then recomputed correctly") {
+TEST_CASE("only node sections go stale, the plate's cached total is dropped, then recomputed correctly") {
   Engine e(9);
   load(e, 40, 200, 6);
   PlateNode* plate = the_plate(e);

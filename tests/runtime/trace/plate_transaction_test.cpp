@@ -156,7 +156,7 @@ TEST_CASE("observe_apply: an impossible row is not appended to the plate, and la
   CHECK(e.trace().live_nodes() == nodes_new);
 }
 
-TEST_CASE("forget removes a plate; the globals it reads cannot be forgotten before it") {
+TEST_CASE("forget removes a plate, the globals it reads cannot be forgotten before it") {
   const std::string path = write_csv("good.csv", "y,x1,x2\n1,0.5,0.1\n0,-0.3,0.2\n1,0.1,0.1\n1,1,1\n");
   Engine e(41);
   test::run(e, kFused);

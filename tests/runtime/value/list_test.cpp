@@ -38,7 +38,7 @@ TEST_CASE("the empty list holds no items and pair onto it makes a one-item list"
   CHECK(e.empty());
 }
 
-TEST_CASE("pair on the front-most list shares its buffer; building a list by pair copies O(n) items in all") {
+TEST_CASE("pair on the front-most list shares its buffer, building a list by pair copies O(n) items in all") {
   const size_t before = List::live_slots();
   List l;
   int copies = 0;

@@ -251,7 +251,7 @@ TEST_CASE("sequential_test: config validation messages") {
         }) == "inference error: subsampled_mh: Nbatch must be a positive integer, got 0");
 }
 
-TEST_CASE("sequential_test: one-at-a-time, batched and stepwise forms agree; a cache is reusable") {
+TEST_CASE("sequential_test: one-at-a-time, batched and stepwise forms agree, a cache is reusable") {
   Rng rng(5);
   TQuantileCache shared;
   for (int rep = 0; rep < 300; ++rep) {
