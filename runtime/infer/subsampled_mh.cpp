@@ -57,8 +57,8 @@ void SubsampledState::refuse(const Trace& trace, const Node* border, std::string
   refusal_ = Refusal{trace.id(), border, trace.shape_epoch(), std::move(reason), local};
 }
 
-uint64_t SubsampledState::sections_to_check(const Trace& trace, const Node* border, bool scopes_only) const {
-  const Checked* c = sections_checked_[scopes_only].find(border);
+uint64_t SubsampledState::sections_to_check(const Trace& trace, const Node* border, bool never_stale_only) const {
+  const Checked* c = sections_checked_[never_stale_only].find(border);
   if (c == nullptr || c->border != border->seq) return 0;
   if (c->epoch == trace.shape_epoch()) return c->next_seq;
   // What a directive makes is new; its edges to the border are new sections, checked next.
@@ -66,8 +66,8 @@ uint64_t SubsampledState::sections_to_check(const Trace& trace, const Node* bord
   return trace.shape_log().kept_old(c->epoch, trace.shape_epoch(), c->next_seq, border_seq) ? c->next_seq : 0;
 }
 
-void SubsampledState::note_sections_checked(Trace& trace, Node* border, bool scopes_only) {
-  sections_checked_[scopes_only][border] = Checked{trace.shape_epoch(), trace.next_seq(), border->seq};
+void SubsampledState::note_sections_checked(Trace& trace, Node* border, bool never_stale_only) {
+  sections_checked_[never_stale_only][border] = Checked{trace.shape_epoch(), trace.next_seq(), border->seq};
   trace.shape_log().watch(trace.shape_epoch());
 }
 
@@ -100,12 +100,12 @@ SubsampledState& partitioned_state(Trace& trace) {
 /// check_every_section for the border of `reach`, through the trace's memo: once per shape of the trace, O(N) node
 /// sections as one exact transition (a node deleted since moved it); after directives that only add sections (a
 /// [predict] reading the parameter), the new ones.
-void check_sections(Trace& trace, BorderReach& reach, bool scopes_only) {
+void check_sections(Trace& trace, BorderReach& reach, bool never_stale_only) {
   SubsampledState& memo = partitioned_state(trace);
   Node* border = reach.border();
-  const uint64_t from = memo.sections_to_check(trace, border, scopes_only);
-  memo.sections_examined += check_every_section(trace, reach, from, scopes_only);
-  memo.note_sections_checked(trace, border, scopes_only);
+  const uint64_t from = memo.sections_to_check(trace, border, never_stale_only);
+  memo.sections_examined += check_every_section(trace, reach, from, never_stale_only);
+  memo.note_sections_checked(trace, border, never_stale_only);
 }
 
 }  // namespace
@@ -153,7 +153,7 @@ void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOpti
       Node* principals[] = {choice.principals[0]};
       BorderReach reach(info.border);
       check_structure(trace, build_scaffold(trace, principals, {}, info.border), reach, false);
-      check_sections(trace, reach, /*scopes_only=*/false);
+      check_sections(trace, reach, /*never_stale_only=*/false);
     } catch (const NotPartitionable& np) {
       fail(s, choice, np.reason);
     }
@@ -198,13 +198,14 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
     problem = block_problem(choice, info);
     if (!problem.empty() || info.border == nullptr) break;
     // [infer] checks every node section before its first transition, unless the kernel may fall back: then the
-    // sections whose repair would move a choice to another block are looked for here. An approximate move that did
-    // not draw one would leave it stale, its choices in the block of the old value, under kernels that select by
-    // block. (Sections with brush are left stale: repairs handle them.)
+    // sections that must never be left stale are looked for here (NotPartitionable::never_stale). An approximate
+    // move that did not draw one would leave it so: a choice in the block of the old value, under kernels that
+    // select by block, or brush that a kernel on a choice it reads meets without a repair. (Sections with a choice
+    // to resample are left stale: every reader of the choice walks up to the stale root and repairs it.)
     if (opts.fallback_to_mh && state.refusal(trace, info.border) == nullptr) {
       try {
         BorderReach reach(info.border);
-        check_sections(trace, reach, /*scopes_only=*/true);
+        check_sections(trace, reach, /*never_stale_only=*/true);
       } catch (const NotPartitionable& np) {
         state.refuse(trace, info.border, np.reason, np.local);
       }

@@ -62,10 +62,10 @@ class SubsampledState {
   /// epoch has not moved, or only by a directive's new nodes, constants' edges and new sections of the border (a
   /// [predict] or [sample] reading the parameter). Kept by the trace's own state: check_subsampling asks it before
   /// each [infer].
-  /// `scopes_only`: the same for check_every_section with scopes_only (kept apart).
-  uint64_t sections_to_check(const Trace& trace, const Node* border, bool scopes_only = false) const;
+  /// `never_stale_only`: the same for check_every_section with never_stale_only (kept apart).
+  uint64_t sections_to_check(const Trace& trace, const Node* border, bool never_stale_only = false) const;
   /// Every node section of `border` has passed check_every_section (Trace::shape_log then watches the epoch).
-  void note_sections_checked(Trace& trace, Node* border, bool scopes_only = false);
+  void note_sections_checked(Trace& trace, Node* border, bool never_stale_only = false);
   uint64_t sections_examined = 0;  // by check_every_section through this memo, in all (tests, benchmarks)
   std::map<std::string, std::shared_ptr<ChainCache>, std::less<>> scope_chains;  // kernel_chains, by scope
   TQuantileCache& cache() { return cache_; }
@@ -101,7 +101,7 @@ class SubsampledState {
     uint64_t next_seq = 0;  // Trace::next_seq then
     uint64_t border = 0;    // the border's Node::seq
   };
-  FlatPtrMap<Node, Checked> sections_checked_[2];  // [scopes_only]
+  FlatPtrMap<Node, Checked> sections_checked_[2];  // [never_stale_only]
   std::optional<Rng> order_rng_;
 };
 

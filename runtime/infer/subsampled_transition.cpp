@@ -67,14 +67,14 @@ SectionGroup checked_section(Trace& t, BorderReach& reach, Node* root, bool exac
         kMaxSectionRoots, kMaxSectionNodesPerRoot)};
   if (exact) return std::move(*g);
   const Scaffold& s = g->scaffold;
-  if (!s.brush.empty()) throw NotPartitionable{"a local section changes the structure of the trace", true};
+  if (!s.brush.empty()) throw NotPartitionable{"a local section changes the structure of the trace", true, true};
   s.drg.for_each([&](Node* n, int) {
     // A mem request to resample asks for the family of new arguments, which its regen may create: brush that no
     // scaffold shows beforehand. If the old family is shared, as when several data call (f w), dropping it is no
     // brush of one section either, and the sections a decision did not visit would still hold it.
     if (n->kind == NodeKind::kRequest &&
         std::any_of(as_request(n)->esrs.begin(), as_request(n)->esrs.end(), [](const Esr& e) { return e.shared; }))
-      throw NotPartitionable{"a local section changes the structure of the trace", true};
+      throw NotPartitionable{"a local section changes the structure of the trace", true, true};
     if (n->kind != NodeKind::kOutput) return;
     OutputNode* out = as_output(n);
     const SpProcedure* p = primitive_at(out);
@@ -104,7 +104,7 @@ void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool 
   }
 }
 
-size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from, bool scopes_only) {
+size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from, bool never_stale_only) {
   Node* border = reach.border();
   // Children are appended as they are made: those made since `made_from` are the last ones.
   size_t first = border->children.size();
@@ -118,7 +118,7 @@ size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from, boo
       SectionGroup g = checked_section(t, reach, child, false);
       for (Node* r : g.roots) found.insert(r);
     } catch (const NotPartitionable& np) {
-      if (!scopes_only || np.scopes) throw;
+      if (!never_stale_only || np.never_stale) throw;
     }
   }
   return border->children.size() - first;

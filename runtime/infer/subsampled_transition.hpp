@@ -18,7 +18,10 @@ struct Scaffold;
 struct NotPartitionable {
   std::string reason;
   bool local = false;  // a local section that exact mh's partition regenerates by itself (brush, a choice to resample)
-  bool scopes = false;  // it puts a choice in a block computed from the parameter: never to be left stale
+  /// A section never to be left stale: it puts a choice in a block computed from the parameter (kernels select by
+  /// block), or has brush (a kernel on a choice that its brush reads meets the brush without passing the stale
+  /// root, so no repair would come first).
+  bool never_stale = false;
 };
 
 /// What can be checked of the partition before a transition draws anything, so a refused partition leaves the
@@ -30,9 +33,10 @@ void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool 
 /// Checks every node section of the border whose root was made at or after Node::seq `made_from` (0: all of them)
 /// as check_structure checks one (a section left stale must be one that changes no structure and no scope when
 /// repaired: nothing but values read it then). O(N) node sections from 0; [infer] runs it before its first
-/// transition. With `scopes_only`, only NotPartitionable::scopes refusals are thrown: a kernel that may fall back
-/// leaves sections with brush stale, which repairs handle, but not those. Returns how many sections it looked at.
-size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from = 0, bool scopes_only = false);
+/// transition. With `never_stale_only`, only NotPartitionable::never_stale refusals are thrown: a kernel that may fall
+/// back leaves sections with a choice to resample stale, which repairs handle, but not those. Returns how many
+/// sections it looked at.
+size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from = 0, bool never_stale_only = false);
 
 /// One transition of `choice` (one principal node) through the partitioned scaffold of info.border: Alg. 3, or
 /// with `exact` exact MH through every section in order (partitioned_mh_transition). Throws NotPartitionable and

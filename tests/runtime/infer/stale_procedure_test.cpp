@@ -13,6 +13,7 @@
 #include "runtime/regen/refresh.hpp"
 #include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
+#include "tests/support/stale_brush.hpp"
 
 namespace vnt::stale_procedure_tests {
 namespace {
@@ -238,7 +239,6 @@ void after_stale_reads_of_u(const std::string& observe_g, F&& after) {
   so.batch = 2;
   so.epsilon = 0.4;
   so.drift_sigma = 0.5;
-  so.fallback_to_mh = true;  // a move that visits one of the four is made by exact mh, which repairs them all
   const BlockSpec spec_z = test::block("z", BlockSpec::Mode::kOne, "subsampled_mh");
   int found = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
@@ -246,7 +246,8 @@ void after_stale_reads_of_u(const std::string& observe_g, F&& after) {
     Engine e(seed);
     test::run(e, p);
     SubsampledState state;
-    for (int t = 0; t < 100 && stale_branches(e) == 0; ++t) subsampled_mh_transition(e.trace(), spec_z, so, state);
+    // A move that visits one of the four is made by exact mh, which repairs them all.
+    for (int t = 0; t < 100 && stale_branches(e) == 0; ++t) test::unchecked_fallback_move(e.trace(), spec_z, so, state);
     if (stale_branches(e) == 0) continue;
     ++found;
     after(e);
@@ -311,7 +312,6 @@ TEST_CASE("a repair whose new branch reads another parameter's stale section rea
   so.batch = 2;
   so.epsilon = 0.3;
   so.drift_sigma = 0.4;
-  so.fallback_to_mh = true;  // a move that visits h's section is made by exact mh, which repairs it
   int found = 0;
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     CAPTURE(seed);
@@ -323,8 +323,9 @@ TEST_CASE("a repair whose new branch reads another parameter's stale section rea
     const BlockSpec spec_z = test::block("z", BlockSpec::Mode::kOne, "subsampled_mh");
     const BlockSpec spec_w = test::block("w", BlockSpec::Mode::kOne, "subsampled_mh");
     // w first: while h reads 0, nothing reads e; a move of w that visits h's section repairs it, reading e.
-    for (int t = 0; t < 100 && !h_stale(); ++t) subsampled_mh_transition(e.trace(), spec_w, so, sw);
-    for (int t = 0; t < 50 && !e_stale(); ++t) subsampled_mh_transition(e.trace(), spec_z, so, sz);
+    // A move that visits h's section is made by exact mh, which repairs it.
+    for (int t = 0; t < 100 && !h_stale(); ++t) test::unchecked_fallback_move(e.trace(), spec_w, so, sw);
+    for (int t = 0; t < 50 && !e_stale(); ++t) test::unchecked_fallback_move(e.trace(), spec_z, so, sz);
     if (!e_stale() || !h_stale()) continue;
     ++found;
     test::run(e, "[predict h]");

@@ -1,0 +1,37 @@
+// Stale local sections with brush, for the tests of their repairs. A subsampled_mh kernel that may fall back to exact
+// mh never leaves one stale (it is exact while its border has one), and [infer] refuses a kernel that may not before
+// its first transition. A section made during the run is checked only when a transition scores it: an approximate
+// move that accepts without drawing it leaves it stale. Calling the kernel without the check reproduces that.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "runtime/core/error.hpp"
+#include "runtime/infer/mh.hpp"
+#include "runtime/infer/subsampled_mh.hpp"
+
+namespace vnt::test {
+
+/// One transition on `spec` as a kernel with 'fallback 'mh made it before it looked for sections with brush: an
+/// approximate move unless it draws one, else exact mh through the partition (with the same drift). Called without
+/// [infer]'s check. Returns whether it accepted.
+inline bool unchecked_fallback_move(Trace& trace, const BlockSpec& spec, SubsampledOptions so,
+                                    SubsampledState& state) {
+  so.fallback_to_mh = false;
+  try {
+    return subsampled_mh_transition(trace, spec, so, state);
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    if (what.find("a local section changes the structure of the trace") == std::string::npos &&
+        what.find("a local section that changes the structure of the trace is stale") == std::string::npos)
+      throw;
+  }
+  MhOptions exact;
+  exact.drift_sigma = so.drift_sigma;
+  return mh_transition(trace, spec, exact);
+}
+
+}  // namespace vnt::test
