@@ -17,6 +17,16 @@ class Rng {
 
   explicit Rng(uint64_t seed = 0) : engine_(seed) {}
 
+  /// The stream named by (seed, a, b): the same names give the same numbers, whatever else has been drawn. Its state
+  /// and its increment are both hashed from the names (pcg streams that differ in the increment alone are correlated).
+  static Rng keyed(uint64_t seed, uint64_t a, uint64_t b) {
+    const uint64_t h = mix(mix(mix(seed) ^ a) ^ b);
+    auto word = [h](uint64_t k) { return pcg_extras::pcg128_t(mix(h ^ k)) << 64 | mix(h ^ (k + 1)); };
+    Rng r;
+    r.engine_ = Engine(word(1), word(3));
+    return r;
+  }
+
   Engine& engine() { return engine_; }
 
   /// Uniform on [0, 1).
@@ -29,6 +39,14 @@ class Rng {
   Rng split() { return Rng(engine_()); }
 
  private:
+  /// splitmix64's finaliser: a bijection of 64-bit words whose output bits each depend on every input bit.
+  static uint64_t mix(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
   Engine engine_;
 };
 

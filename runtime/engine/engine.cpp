@@ -290,6 +290,8 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
   Scaffold s = scaffold();
   std::optional<Db> rho_db;
   double xi = 0;
+  // A regen that a repair interrupts starts again with the same random numbers, as on a trace repaired before.
+  const Rng stream = trace_->rng();
   for (bool regenerated = false; !regenerated;) {
     if (!ensure_scaffold_fresh(*trace_, s)) {
       s = scaffold();
@@ -305,6 +307,7 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
       regen_and_attach(*trace_, s, true, *rho_db);
       d.repair(*trace_);
       s = scaffold();
+      trace_->rng() = stream;
     } catch (Error& err) {
       regen_and_attach(*trace_, s, true, *rho_db);
       // The error is where the new value failed, often in an earlier directive: say which directive set it.

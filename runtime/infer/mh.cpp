@@ -51,8 +51,8 @@ bool decide(double rho, double xi, double correction, Rng& rng) {
   return std::log(rng.uniform()) < log_alpha;
 }
 
-/// The body of mh_once, which catches (unless_shape_moved) the ShapeMoved and DeferredRepair it throws when a repair
-/// moved the shape.
+/// The body of mh_on_principals, which catches (unless_shape_moved) the ShapeMoved and DeferredRepair it throws when
+/// a repair moved the shape.
 bool mh_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
   ShapeTouch shape{trace};  // unless the move cannot change which procedures applications use (checked below)
   std::unordered_map<Node*, ProposalKernel> kernels;
@@ -92,28 +92,24 @@ bool mh_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, 
   return false;
 }
 
-/// One transition on `choice`, or nullopt if repairing a stale section it reads moved the trace's shape before
-/// anything was proposed, or had to wait until the transition was undone: what was selected may be gone.
-std::optional<bool> mh_once(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
+}  // namespace
+
+std::optional<bool> mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
+                                     const MhOptions& opts) {
   return unless_shape_moved(trace, [&] { return mh_attempt(trace, choice, spec, opts); });
 }
 
-}  // namespace
-
-bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
-  if (std::optional<bool> accepted = mh_once(trace, choice, spec, opts)) return *accepted;
-  for (;;) {  // from the repaired trace; each round repaired a section, so this ends
-    BlockChoice again = select_block(trace, spec, /*allow_empty=*/true);
-    if (again.principals.empty()) return false;
-    if (std::optional<bool> accepted = mh_once(trace, again, spec, opts)) return *accepted;
-  }
-}
-
 bool mh_transition(Trace& trace, const BlockSpec& spec, const MhOptions& opts) {
-  // Validated before the run; if the block has emptied since (a structural change), make no move.
-  BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
-  if (choice.principals.empty()) return false;
-  return mh_on_principals(trace, choice, spec, opts);
+  // Each round that a repair interrupts starts again from the repaired trace with the same random numbers. New ones
+  // would favour the moves that meet no stale section. Each round repaired a section, so this ends.
+  const Rng stream = trace.rng();
+  for (;;) {
+    // Validated before the run; if the block has emptied since (a structural change), make no move.
+    BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
+    if (choice.principals.empty()) return false;
+    if (std::optional<bool> accepted = mh_on_principals(trace, choice, spec, opts)) return *accepted;
+    trace.rng() = stream;
+  }
 }
 
 }  // namespace vnt

@@ -30,6 +30,10 @@ bool mh_transition(Trace& trace, const BlockSpec& spec, const MhOptions& opts);
 
 /// MH on a given set of principal nodes with a known index density; returns whether it accepted.
 /// Proposals whose regeneration hits a domain error (a zero-probability state) are rejected.
-bool mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts);
+/// nullopt: repairing a stale section it reads moved the trace's shape, before anything was proposed or once the
+/// proposal was undone; what was selected may be gone. The caller puts the trace's stream back as it was before it
+/// selected `choice` and selects again, so that the move is the one a trace repaired beforehand makes.
+std::optional<bool> mh_on_principals(Trace& trace, const BlockChoice& choice, const BlockSpec& spec,
+                                     const MhOptions& opts);
 
 }  // namespace vnt

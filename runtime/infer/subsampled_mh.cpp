@@ -173,30 +173,29 @@ void check_subsampling(Trace& trace, const BlockSpec& spec, const SubsampledOpti
   }
 }
 
-bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts,
-                              SubsampledState& state) {
-  ++state.stats.transitions;
-  state.cache().bind(opts.epsilon, opts.batch, opts.spending);
-  state.order_rng(trace);  // split off before anything else draws, so exact-mh runs can mirror it
-  BlockChoice choice;
+namespace {
+
+/// One round of subsampled_mh_transition: the transition, or nullopt if repairing a stale section it read moved the
+/// trace's shape (what was selected may be gone).
+std::optional<bool> subsampled_round(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts,
+                                     SubsampledState& state) {
+  const BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
+  if (choice.principals.empty()) return false;
   MhOptions exact;
   exact.drift_sigma = opts.drift_sigma;
   exact.allow_partition = false;  // no border, or a block that cannot be partitioned: the general path
   auto run_exact = [&] {
-    ++state.stats.exact_transitions;
-    bool a = mh_on_principals(trace, choice, spec, exact);
-    state.stats.accepted += a ? 1 : 0;
+    std::optional<bool> a = mh_on_principals(trace, choice, spec, exact);
+    if (a) {
+      ++state.stats.exact_transitions;
+      state.stats.accepted += *a ? 1 : 0;
+    }
     return a;
   };
   BorderInfo info;
-  std::string problem;
-  std::optional<bool> a;
-  for (bool selected = false; !selected;) {
-    choice = select_block(trace, spec, /*allow_empty=*/true);
-    if (choice.principals.empty()) return false;
-    info = BorderInfo{};
-    problem = block_problem(choice, info);
-    if (!problem.empty() || info.border == nullptr) break;
+  std::string problem = block_problem(choice, info);
+  if (problem.empty()) {
+    if (info.border == nullptr) return run_exact();  // N <= 1: exact MH
     // [infer] checks every node section before its first transition, unless the kernel may fall back: then the
     // sections that must never be left stale are looked for here (NotPartitionable::never_stale). An approximate
     // move that did not draw one would leave it so: a choice in the block of the old value, under kernels that
@@ -210,19 +209,13 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
         state.refuse(trace, info.border, np.reason, np.local);
       }
     }
-    // Repairs may remove what was selected: then select again.
-    if (auto attempted = unless_shape_moved(trace, [&] {
-          return attempt_partitioned(trace, state, info.border, [&] {
-            return subsampled_transition(trace, spec, opts, state, choice, info, /*exact=*/false);
-          });
-        })) {
-      a = *attempted;
-      selected = true;
-    }
-  }
-  if (problem.empty()) {
-    if (info.border == nullptr) return run_exact();  // N <= 1: exact MH
-    if (a) {
+    std::optional<std::optional<bool>> attempted = unless_shape_moved(trace, [&] {
+      return attempt_partitioned(trace, state, info.border, [&] {
+        return subsampled_transition(trace, spec, opts, state, choice, info, /*exact=*/false);
+      });
+    });
+    if (!attempted) return std::nullopt;
+    if (const std::optional<bool> a = *attempted) {
       state.stats.accepted += *a ? 1 : 0;
       return *a;
     }
@@ -240,6 +233,23 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
                            where.empty() ? "" : ": ", spec.scope, problem));
   }
   return run_exact();
+}
+
+}  // namespace
+
+bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts,
+                              SubsampledState& state) {
+  ++state.stats.transitions;
+  state.cache().bind(opts.epsilon, opts.batch, opts.spending);
+  Rng& order = state.order_rng(trace);  // split off before anything else draws, so exact-mh runs can mirror it
+  // A round that a repair interrupts starts again from the repaired trace with the same random numbers, of both
+  // streams, as mh_transition does. Each round repaired a section, so this ends.
+  const Rng stream = trace.rng(), order_stream = order;
+  for (;;) {
+    if (std::optional<bool> accepted = subsampled_round(trace, spec, opts, state)) return *accepted;
+    trace.rng() = stream;
+    order = order_stream;
+  }
 }
 
 }  // namespace vnt

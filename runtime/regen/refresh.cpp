@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/regen/refresh.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -264,7 +265,12 @@ void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, S
   if (trace.holds_nodes() && !scaffold.brush.empty()) [[unlikely]]
     throw DeferredRepair{border, roots[0]};
   std::vector<Value> stale;
-  for (Node* r : roots) stale.push_back(r->value);
+  uint64_t first = UINT64_MAX;  // the section's name among its border's: its first root
+  for (Node* r : roots) {
+    stale.push_back(r->value);
+    first = std::min(first, r->seq);
+  }
+  StreamScope stream(trace, trace.repair_rng(border->version, first));
   // A repair changes values only (new or removed edges move the epoch themselves), so it moves the shape epoch, which
   // section chains cached by subsampled_mh kernels are checked against, only if one of them was or is a procedure
   // an application may use, as a transition does (ChainCache::end). It does on failure too, to be safe.

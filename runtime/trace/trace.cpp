@@ -16,7 +16,7 @@
 namespace vnt {
 
 Trace::Trace(const SpRegistry& builtins, uint64_t seed)
-    : rng_(seed), builtins_(builtins), branch_(ProcPtr(std::make_shared<BranchProcedure>())) {
+    : seed_(seed), rng_(seed), builtins_(builtins), branch_(ProcPtr(std::make_shared<BranchProcedure>())) {
   static std::atomic<uint64_t> traces{0};
   id_ = ++traces;
   if (const Value* s = builtins_.find("scope_include"); s && is_procedure(*s))

@@ -36,6 +36,11 @@ class Trace {
   Trace& operator=(const Trace&) = delete;
 
   Rng& rng() { return rng_; }
+  /// The stream a repair of a stale local section draws from (brush from its prior, a choice it resamples), named by
+  /// the border version it brings the section to and its root (Node::seq): never the trace's own stream. A transition
+  /// that such a repair interrupted starts again with the numbers it had drawn, and a section repaired when read
+  /// draws what it would have drawn repaired at once (refresh_section).
+  Rng repair_rng(uint64_t version, uint64_t root) const { return Rng::keyed(seed_, version, root); }
 
   /// A directive's transaction (nested ones join the outermost): if it fails, the random stream and the order
   /// of random choices, scopes and blocks are put back as they were, so later directives cannot tell that it
@@ -212,6 +217,7 @@ class Trace {
     return ++shape_epoch_;
   }
 
+  uint64_t seed_;
   Rng rng_;
   const SpRegistry& builtins_;
   std::unordered_map<std::string, Node*> globals_;
@@ -268,6 +274,19 @@ class FlagScope {
  private:
   bool& flag_;
   bool before_;
+};
+
+/// Puts `stream` in place of the trace's random stream for its lifetime (a repair's: Trace::repair_rng).
+class StreamScope {
+ public:
+  StreamScope(Trace& t, const Rng& stream) : t_(t), before_(t.rng()) { t_.rng() = stream; }
+  StreamScope(const StreamScope&) = delete;
+  StreamScope& operator=(const StreamScope&) = delete;
+  ~StreamScope() { t_.rng() = before_; }
+
+ private:
+  Trace& t_;
+  Rng before_;
 };
 
 /// Sets Trace::holds_nodes for its lifetime: around the forward regen of mh's general path, of subsampled_mh's
