@@ -225,8 +225,8 @@ int stale_branches(Engine& e) {
   return n;
 }
 
-template <class F>
-void after_stale_reads_of_u(const std::string& observe_g, F&& after) {
+/// The program of the four, g = `sum` while u > 0, and `observe_g`.
+std::string stale_reads_of_u(const std::string& sum, const std::string& observe_g) {
   std::string p =
       "[assume z (scope_include 'z 0 (normal 0 2))]"
       "[assume u (scope_include 'u 0 (normal -3 0.1))]"
@@ -234,11 +234,22 @@ void after_stale_reads_of_u(const std::string& observe_g, F&& after) {
   for (int i = 0; i < 100; ++i) p += fmt::format("[observe (normal (* z {}) 1) {}]", -1 + 0.02 * i, 0.5 + 0.01 * i);
   for (int i = 0; i < 4; ++i)
     p += fmt::format("[assume d{} (if (> z {}) (normal u 1) (normal (- u) 1))]", i, d_threshold(i));
-  p += "[assume g (if (> u 0) (+ d0 d1 d2 d3) 0)]" + observe_g;
+  return p + fmt::format("[assume g (if (> u 0) {} 0)]", sum) + observe_g;
+}
+
+/// The approximate moves of z that leave some of the four stale.
+SubsampledOptions moves_of_z() {
   SubsampledOptions so;
   so.batch = 2;
   so.epsilon = 0.4;
   so.drift_sigma = 0.5;
+  return so;
+}
+
+template <class F>
+void after_stale_reads_of_u(const std::string& observe_g, F&& after) {
+  const std::string p = stale_reads_of_u("(+ d0 d1 d2 d3)", observe_g);
+  const SubsampledOptions so = moves_of_z();
   const BlockSpec spec_z = test::block("z", BlockSpec::Mode::kOne, "subsampled_mh");
   int found = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
@@ -299,17 +310,8 @@ TEST_CASE("a repair that observe's regen meets is made after undoing the regen")
 // stale section, is undone, and starts again after the repair with the same numbers. `eager` repairs every section
 // after each move of z: both must give g the same value.
 TEST_CASE("observe's regen interrupted by a repair draws what it draws on a trace repaired at once") {
-  std::string p =
-      "[assume z (scope_include 'z 0 (normal 0 2))]"
-      "[assume u (scope_include 'u 0 (normal -3 0.1))]";
-  for (int i = 0; i < 100; ++i) p += fmt::format("[observe (normal (* z {}) 1) {}]", -1 + 0.02 * i, 0.5 + 0.01 * i);
-  for (int i = 0; i < 4; ++i)
-    p += fmt::format("[assume d{} (if (> z {}) (normal u 1) (normal (- u) 1))]", i, d_threshold(i));
-  p += "[assume g (if (> u 0) (+ (normal 0 1) d0 d1 d2 d3) 0)] [observe (normal g 1) 0.5]";
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.4;
-  so.drift_sigma = 0.5;
+  const std::string p = stale_reads_of_u("(+ (normal 0 1) d0 d1 d2 d3)", "[observe (normal g 1) 0.5]");
+  const SubsampledOptions so = moves_of_z();
   const BlockSpec spec_z = test::block("z", BlockSpec::Mode::kOne, "subsampled_mh");
   int found = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
