@@ -262,8 +262,12 @@ void refresh_section(Trace& trace, Node* border, Node* root) {
 }
 
 void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, Scaffold& scaffold) {
-  if (trace.holds_nodes() && !scaffold.brush.empty()) [[unlikely]]
-    throw DeferredRepair{border, roots[0]};
+  if (trace.holds_nodes() && !scaffold.brush.empty()) [[unlikely]] {
+    // Named by a stale root: a section can hold fresh roots too (a read of the border made since, grouped with it),
+    // and repairing from one of those does nothing.
+    auto stale_root = std::find_if(roots.begin(), roots.end(), [&](Node* r) { return r->version != border->version; });
+    throw DeferredRepair{border, stale_root != roots.end() ? *stale_root : roots[0]};
+  }
   std::vector<Value> stale;
   uint64_t first = UINT64_MAX;  // the section's name among its border's: its first root
   for (Node* r : roots) {

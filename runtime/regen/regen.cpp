@@ -417,7 +417,8 @@ double Regen::eval_requests(RequestNode* r) {
       const uint64_t version = out->version;
       try {
         make_room(out->esr_parents);
-        out->version = root->version;
+        // A border keeps its own version, which its sections are compared with.
+        if (!out->border) out->version = root->version;
         t_.add_child(root, out);
       } catch (...) {  // out of memory: a family made for this request goes again
         out->version = version;
