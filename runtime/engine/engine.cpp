@@ -292,9 +292,11 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
   double xi = 0;
   // A regen that a repair interrupts starts again with the same random numbers, as on a trace repaired before.
   const Rng stream = trace_->rng();
+  RestartBound restarts;
   for (bool regenerated = false; !regenerated;) {
     if (!ensure_scaffold_fresh(*trace_, s)) {
       s = scaffold();
+      restarts.next(*trace_);
       continue;
     }
     rho_db.emplace(*trace_);
@@ -308,6 +310,7 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
       d.repair(*trace_);
       s = scaffold();
       trace_->rng() = stream;
+      restarts.next(*trace_);
     } catch (Error& err) {
       regen_and_attach(*trace_, s, true, *rho_db);
       // The error is where the new value failed, often in an earlier directive: say which directive set it.

@@ -103,7 +103,7 @@ bool mh_transition(Trace& trace, const BlockSpec& spec, const MhOptions& opts) {
   // Each round that a repair interrupts starts again from the repaired trace with the same random numbers. New ones
   // would favour the moves that meet no stale section. Each round repaired a section, so this ends.
   const Rng stream = trace.rng();
-  for (;;) {
+  for (RestartBound restarts;; restarts.next(trace)) {
     // Validated before the run; if the block has emptied since (a structural change), make no move.
     BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
     if (choice.principals.empty()) return false;

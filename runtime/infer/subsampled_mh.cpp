@@ -245,7 +245,7 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
   // A round that a repair interrupts starts again from the repaired trace with the same random numbers, of both
   // streams, as mh_transition does. Each round repaired a section, so this ends.
   const Rng stream = trace.rng(), order_stream = order;
-  for (;;) {
+  for (RestartBound restarts;; restarts.next(trace)) {
     if (std::optional<bool> accepted = subsampled_round(trace, spec, opts, state)) return *accepted;
     trace.rng() = stream;
     order = order_stream;

@@ -317,6 +317,17 @@ void refresh_section(Trace& trace, Node* border, std::span<Node* const> roots, S
   mark_fresh(trace, border, roots);
 }
 
+void RestartBound::next(const Trace& trace) {
+  if (rounds_++ == 0) {
+    // The section just repaired, those still stale, and a few that a repair's new brush may count (a node that reads
+    // two borders takes the version of one).
+    limit_ = 16;
+    for (const auto& [border, stale] : trace.stale_borders()) limit_ += stale;
+  }
+  VNT_ASSERT(rounds_ <= limit_, "a move started again {} times, each after a repair that left a section stale",
+             rounds_);
+}
+
 void DeferredRepair::repair(Trace& trace) const {
   VNT_ASSERT(!trace.holds_nodes(), "a deferred repair made while nodes are held");
   refresh_section(trace, border, root);

@@ -105,6 +105,20 @@ auto unless_shape_moved(Trace& trace, Attempt&& attempt) -> std::optional<declty
   }
 }
 
+/// Bounds the rounds of one move that repairs interrupt (unless_shape_moved gave nullopt, and the move starts again
+/// with the same random numbers). Each round repaired a stale section, so there are at most as many as there were
+/// stale sections when the first ended. More means a repair that leaves its section looking stale, which would start
+/// the same move for ever: an internal error instead of a hang.
+class RestartBound {
+ public:
+  /// Call once per round that starts again.
+  void next(const Trace& trace);
+
+ private:
+  size_t rounds_ = 0;
+  size_t limit_ = 0;
+};
+
 /// Recomputes the local section rooted at `root` (a child of `border`) from the border's current value.
 void refresh_section(Trace& trace, Node* border, Node* root);
 

@@ -136,6 +136,7 @@ class Trace {
 
   /// Borders that may have stale local sections -> how many of their children are stale (section 3.5).
   std::unordered_map<Node*, size_t>& stale_borders() { return stale_borders_; }
+  const std::unordered_map<Node*, size_t>& stale_borders() const { return stale_borders_; }
   /// The version a border takes when an accepted subsampled move changes it: never used before in this trace.
   /// A node's version can also be copied from another's (an output takes its family root's when it is evaluated
   /// again), so a border's own count, old + 1, could come back to a version its stale sections still hold.
