@@ -298,8 +298,8 @@ TEST_CASE("odd local sections: repairing a stale one with brush does not leave t
 }
 
 // Approximate moves (exact mh when one meets an odd section, as test::unchecked_fallback_move makes them) leave odd
-// sections stale on branches the new value does not take; repairing every section makes the trace consistent again (refresh_all took
-// a copy of the border's children, which the repairs of such sections change).
+// sections stale on branches the new value does not take; repairing every section makes the trace consistent again
+// (refresh_all took a copy of the border's children, which the repairs of such sections change).
 TEST_CASE("odd local sections: refresh_all after approximate moves gives a consistent trace") {
   for (const std::string& odd : {kBrush, kRandomBrush}) {
     for (uint64_t seed = 1; seed <= 12; ++seed) {

@@ -9,6 +9,20 @@
 namespace vnt::stale_counts_tests {
 namespace {
 
+/// Runs `n` exact mh transitions on one choice of the default scope, requiring that each leaves no border stale, and
+/// calls `after` after each.
+template <class F>
+void exact_moves(Engine& e, int n, F&& after) {
+  const BlockSpec spec = test::block("default", BlockSpec::Mode::kOne, "mh");
+  MhOptions o;
+  for (int i = 0; i < n; ++i) {
+    CAPTURE(i);
+    mh_transition(e.trace(), spec, o);
+    REQUIRE(e.trace().stale_borders().empty());
+    after();
+  }
+}
+
 TEST_CASE("exact mh alone never makes a border stale, nor a node that copied a version") {
   // Exact mh through local sections takes c0 for a border (its version moves at each accepted move). c3's if
   // copies that version when its branch is c0 (an output takes its family root's), and children added under it
@@ -18,16 +32,13 @@ TEST_CASE("exact mh alone never makes a border stale, nor a node that copied a v
   test::run(e, "[assume f2 (lambda (x) (if x (flip 0.311) (not c3)))] [assume c0 (flip 0.835)]"
                "[assume c3 (if c0 c0 true)]"
                "[observe (if c0 (normal (if (f2 true) -0.91 -0.95) 1.5) (normal (if c3 -0.64 0.78) 2)) -0.82]");
-  const BlockSpec spec = test::block("default", BlockSpec::Mode::kOne, "mh");
-  MhOptions o;
   int moves_of_c0 = 0;
-  for (int i = 0; i < 2000; ++i) {
-    CAPTURE(i);
-    const bool before = std::get<bool>(e.trace().global("c0")->value);
-    mh_transition(e.trace(), spec, o);
-    moves_of_c0 += std::get<bool>(e.trace().global("c0")->value) != before ? 1 : 0;
-    REQUIRE(e.trace().stale_borders().empty());
-  }
+  bool before = std::get<bool>(e.trace().global("c0")->value);
+  exact_moves(e, 2000, [&] {
+    const bool now = std::get<bool>(e.trace().global("c0")->value);
+    moves_of_c0 += now != before ? 1 : 0;
+    before = now;
+  });
   CHECK(moves_of_c0 > 100);
 }
 
@@ -42,16 +53,10 @@ TEST_CASE("a border whose branch changes keeps its version") {
                "[assume a0 (if c0 (normal (if (f0 c3) 0.55 0.3) 1.5) (normal (if (flip 0.562) 0.63 0.86) 1))]"
                "[assume a1 (if c1 (normal (+ a0 (if (flip 0.292) 0.13 -0.69)) 1.5) (normal (if c3 0.35 0.71) 2))]"
                "[observe a0 -1.25] [observe a1 0.47]"
-               "[observe (if c0 (normal (if c3 -0.81 -0.82) 1) (normal (if (flip (if c1 0.531 0.256)) 0.93 -0.61) 1)) -0.37]");
-  const BlockSpec spec = test::block("default", BlockSpec::Mode::kOne, "mh");
-  MhOptions o;
+               "[observe (if c0 (normal (if c3 -0.81 -0.82) 1)"
+               "             (normal (if (flip (if c1 0.531 0.256)) 0.93 -0.61) 1)) -0.37]");
   int borders = 0;
-  for (int i = 0; i < 3000; ++i) {
-    CAPTURE(i);
-    mh_transition(e.trace(), spec, o);
-    REQUIRE(e.trace().stale_borders().empty());
-    borders += e.trace().global("c3")->border ? 1 : 0;
-  }
+  exact_moves(e, 3000, [&] { borders += e.trace().global("c3")->border ? 1 : 0; });
   CHECK(borders > 100);
 }
 
