@@ -3,7 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <cstddef>
 #include <cstdint>
