@@ -100,16 +100,12 @@ std::optional<bool> mh_on_principals(Trace& trace, const BlockChoice& choice, co
 }
 
 bool mh_transition(Trace& trace, const BlockSpec& spec, const MhOptions& opts) {
-  // Each round that a repair interrupts starts again from the repaired trace with the same random numbers. New ones
-  // would favour the moves that meet no stale section. Each round repaired a section, so this ends.
-  const Rng stream = trace.rng();
-  for (RestartBound restarts;; restarts.next(trace)) {
+  return until_not_interrupted(trace, [&]() -> std::optional<bool> {
     // Validated before the run; if the block has emptied since (a structural change), make no move.
     BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
     if (choice.principals.empty()) return false;
-    if (std::optional<bool> accepted = mh_on_principals(trace, choice, spec, opts)) return *accepted;
-    trace.rng() = stream;
-  }
+    return mh_on_principals(trace, choice, spec, opts);
+  });
 }
 
 }  // namespace vnt

@@ -242,14 +242,12 @@ bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const Subsamp
   ++state.stats.transitions;
   state.cache().bind(opts.epsilon, opts.batch, opts.spending);
   Rng& order = state.order_rng(trace);  // split off before anything else draws, so exact-mh runs can mirror it
-  // A round that a repair interrupts starts again from the repaired trace with the same random numbers, of both
-  // streams, as mh_transition does. Each round repaired a section, so this ends.
-  const Rng stream = trace.rng(), order_stream = order;
-  for (RestartBound restarts;; restarts.next(trace)) {
-    if (std::optional<bool> accepted = subsampled_round(trace, spec, opts, state)) return *accepted;
-    trace.rng() = stream;
+  // A round that a repair interrupts starts again with the numbers of the section-order stream too.
+  const Rng order_stream = order;
+  return until_not_interrupted(trace, [&] {
     order = order_stream;
-  }
+    return subsampled_round(trace, spec, opts, state);
+  });
 }
 
 }  // namespace vnt

@@ -10,6 +10,8 @@
 #include <span>
 #include <utility>
 
+#include "runtime/core/rng.hpp"
+#include "runtime/trace/trace.hpp"
 #include "runtime/value/value.hpp"
 
 namespace vnt {
@@ -118,6 +120,18 @@ class RestartBound {
   size_t rounds_ = 0;
   size_t limit_ = 0;
 };
+
+/// Runs `round` (a kernel's transition: its value, or nullopt if a repair interrupted it) until it is not interrupted,
+/// putting the trace's stream back before each new round: the move is then the one a trace repaired beforehand makes.
+/// New numbers would favour the moves that meet no stale section.
+template <class Round>
+bool until_not_interrupted(Trace& trace, Round&& round) {
+  const Rng stream = trace.rng();
+  for (RestartBound restarts;; restarts.next(trace)) {
+    if (const std::optional<bool> done = round()) return *done;
+    trace.rng() = stream;
+  }
+}
 
 /// Recomputes the local section rooted at `root` (a child of `border`) from the border's current value.
 void refresh_section(Trace& trace, Node* border, Node* root);
