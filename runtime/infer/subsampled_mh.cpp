@@ -61,9 +61,10 @@ uint64_t SubsampledState::sections_to_check(const Trace& trace, const Node* bord
   const Checked* c = sections_checked_[never_stale_only].find(border);
   if (c == nullptr || c->border != border->seq) return 0;
   if (c->epoch == trace.shape_epoch()) return c->next_seq;
-  // What a directive makes is new; its edges to the border are new sections, checked next.
+  // What a directive or a move makes is new; its edges to the border are new sections, checked next.
   const uint64_t border_seq[] = {c->border};
-  return trace.shape_log().kept_old(c->epoch, trace.shape_epoch(), c->next_seq, border_seq) ? c->next_seq : 0;
+  return trace.shape_log().gained_nothing_old(c->epoch, trace.shape_epoch(), c->next_seq, border_seq) ? c->next_seq
+                                                                                                       : 0;
 }
 
 void SubsampledState::note_sections_checked(Trace& trace, Node* border, bool never_stale_only) {

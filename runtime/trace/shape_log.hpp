@@ -4,7 +4,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -39,6 +38,7 @@ class ShapeLog {
     on_ = true;
     from_ = epoch;
     events_.clear();
+    deleted_.clear();
   }
   /// The trace calls it at each move of its epoch.
   /// Never throws: out of memory only stops the log, as too many events do (the caches it serves start again), so
@@ -55,6 +55,19 @@ class ShapeLog {
       stop();
     }
   }
+  /// The trace calls it when it deletes a node, at its epoch `epoch` (which a deletion does not move).
+  void note_deleted(uint64_t epoch, uint64_t seq) noexcept {
+    if (!on_) return;
+    if (deleted_.size() == kMaxEvents) {
+      stop();
+      return;
+    }
+    try {
+      deleted_.push_back({epoch, seq});
+    } catch (const std::bad_alloc&) {
+      stop();
+    }
+  }
   /// The events that moved the epoch from `epoch` to `now`, if all were logged.
   std::optional<std::span<const ShapeEvent>> since(uint64_t epoch, uint64_t now) const {
     if (!on_ || epoch < from_ || now - from_ != events_.size()) return std::nullopt;
@@ -65,44 +78,26 @@ class ShapeLog {
   /// [sample] of a section's value links a node to it and removes it), no choice of theirs observed or no longer,
   /// no procedure changed (kOther). A directive begins, constants gain and lose children and nodes made since are
   /// linked as it likes. False if the moves were not all logged.
-  bool kept_old(uint64_t epoch, uint64_t now, uint64_t made_from, std::span<const uint64_t> borders) const {
-    const auto events = since(epoch, now);
-    if (!events) return false;
-    auto is_border = [&](uint64_t seq) {
-      for (uint64_t b : borders)
-        if (b == seq) return true;
-      return false;
-    };
-    using K = ShapeEvent::Kind;
-    std::vector<std::pair<uint64_t, uint64_t>> open;  // edges made from an old node to a new one, not yet removed
-    for (const ShapeEvent& e : *events) {
-      const bool edge = e.kind == K::kAdd || e.kind == K::kRemove;
-      if (e.kind == K::kDirective || (e.kind == K::kObserved && e.parent >= made_from) ||
-          (edge && (e.parent >= made_from || (is_border(e.parent) ? e.child >= made_from : e.parent_constant))))
-        continue;
-      if (!edge || e.child < made_from) return false;
-      const std::pair<uint64_t, uint64_t> pe{e.parent, e.child};
-      if (e.kind == K::kAdd) {
-        open.push_back(pe);
-        continue;
-      }
-      const auto it = std::find(open.begin(), open.end(), pe);
-      if (it == open.end()) return false;
-      open.erase(it);
-    }
-    return open.empty();
-  }
+  bool kept_old(uint64_t epoch, uint64_t now, uint64_t made_from, std::span<const uint64_t> borders) const;
+  /// Like kept_old, but true also when the old nodes only lost structure: an edge to or from a node deleted since
+  /// is gone with it (a family a move replaced, a section a [forget] removed), and edges removed and made again
+  /// (a rejected move) are as they were. For what only structure gained can change, as whether a section is
+  /// refused (a section that lost nodes is refused for nothing it was not refused for before), never for what
+  /// holds nodes of a section (a chain: it would hold deleted ones).
+  bool gained_nothing_old(uint64_t epoch, uint64_t now, uint64_t made_from, std::span<const uint64_t> borders) const;
 
  private:
   void stop() noexcept {
     on_ = false;
     events_ = {};
+    deleted_ = {};
   }
 
   static constexpr size_t kMaxEvents = size_t{1} << 13;
   bool on_ = false;
   uint64_t from_ = 0;  // events_[i] moved the epoch from from_ + i to from_ + i + 1
   std::vector<ShapeEvent> events_;
+  std::vector<std::pair<uint64_t, uint64_t>> deleted_;  // (epoch, Node::seq) of each node deleted, in order
 };
 
 }  // namespace vnt

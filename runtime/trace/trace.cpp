@@ -83,6 +83,7 @@ OutputNode* Trace::new_application(const Expr* e, Node* op, std::vector<Node*>&&
 
 void Trace::delete_node(Node* n) {
   --live_nodes_;
+  shape_log_.note_deleted(shape_epoch_, n->seq);
   if (!section_orders_.empty()) section_orders_.erase(n);
   // A family is destroyed without removing its operands' edges one by one, so a stale count kept for one of its
   // nodes (a lookup of a border has the border's version) would outlive the node.

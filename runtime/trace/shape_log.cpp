@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/trace/shape_log.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace vnt {
+
+bool ShapeLog::kept_old(uint64_t epoch, uint64_t now, uint64_t made_from, std::span<const uint64_t> borders) const {
+  const auto events = since(epoch, now);
+  if (!events) return false;
+  auto is_border = [&](uint64_t seq) { return std::find(borders.begin(), borders.end(), seq) != borders.end(); };
+  using K = ShapeEvent::Kind;
+  std::vector<std::pair<uint64_t, uint64_t>> open;  // edges made from an old node to a new one, not yet removed
+  for (const ShapeEvent& e : *events) {
+    const bool edge = e.kind == K::kAdd || e.kind == K::kRemove;
+    if (e.kind == K::kDirective || (e.kind == K::kObserved && e.parent >= made_from) ||
+        (edge && (e.parent >= made_from || (is_border(e.parent) ? e.child >= made_from : e.parent_constant))))
+      continue;
+    if (!edge || e.child < made_from) return false;
+    const std::pair<uint64_t, uint64_t> pe{e.parent, e.child};
+    if (e.kind == K::kAdd) {
+      open.push_back(pe);
+      continue;
+    }
+    const auto it = std::find(open.begin(), open.end(), pe);
+    if (it == open.end()) return false;
+    open.erase(it);
+  }
+  return open.empty();
+}
+
+bool ShapeLog::gained_nothing_old(uint64_t epoch, uint64_t now, uint64_t made_from,
+                                  std::span<const uint64_t> borders) const {
+  const auto events = since(epoch, now);
+  if (!events) return false;
+  std::vector<uint64_t> gone;  // deleted since `epoch`: a node named by an event after it was alive then
+  for (auto it = deleted_.rbegin(); it != deleted_.rend() && it->first >= epoch; ++it) gone.push_back(it->second);
+  std::sort(gone.begin(), gone.end());
+  auto is_gone = [&](uint64_t seq) { return std::binary_search(gone.begin(), gone.end(), seq); };
+  auto is_border = [&](uint64_t seq) { return std::find(borders.begin(), borders.end(), seq) != borders.end(); };
+  using K = ShapeEvent::Kind;
+  struct Change {
+    uint64_t parent, child;
+    int sign;
+  };
+  std::vector<Change> changes;  // of edges between nodes made before made_from that are still there
+  for (const ShapeEvent& e : *events) {
+    if (e.kind == K::kDirective) continue;
+    if (e.kind == K::kObserved) {
+      if (e.parent >= made_from || is_gone(e.parent)) continue;
+      return false;
+    }
+    if (e.kind == K::kOther) return false;
+    if (e.parent >= made_from || (is_border(e.parent) ? e.child >= made_from : e.parent_constant) ||
+        is_gone(e.parent) || is_gone(e.child))
+      continue;
+    changes.push_back({e.parent, e.child, e.kind == K::kAdd ? 1 : -1});
+  }
+  std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return a.parent != b.parent ? a.parent < b.parent : a.child < b.child;
+  });
+  for (size_t i = 0; i < changes.size();) {
+    int net = 0;
+    size_t j = i;
+    for (; j < changes.size() && changes[j].parent == changes[i].parent && changes[j].child == changes[i].child; ++j)
+      net += changes[j].sign;
+    if (net != 0) return false;
+    i = j;
+  }
+  return true;
+}
+
+}  // namespace vnt
