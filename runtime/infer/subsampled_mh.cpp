@@ -107,6 +107,7 @@ void check_sections(Trace& trace, BorderReach& reach, bool never_stale_only) {
   const uint64_t from = memo.sections_to_check(trace, border, never_stale_only);
   memo.sections_examined += check_every_section(trace, reach, from, never_stale_only);
   memo.note_sections_checked(trace, border, never_stale_only);
+  if (!never_stale_only) memo.note_sections_checked(trace, border, true);  // what passed all looks passes that one
 }
 
 }  // namespace
@@ -197,12 +198,14 @@ std::optional<bool> subsampled_round(Trace& trace, const BlockSpec& spec, const 
   std::string problem = block_problem(choice, info);
   if (problem.empty()) {
     if (info.border == nullptr) return run_exact();  // N <= 1: exact MH
-    // [infer] checks every node section before its first transition, unless the kernel may fall back: then the
-    // sections that must never be left stale are looked for here (NotPartitionable::never_stale). An approximate
-    // move that did not draw one would leave it so: a choice in the block of the old value, under kernels that
-    // select by block, or brush that a kernel on a choice it reads meets without a repair. (Sections with a choice
-    // to resample are left stale: every reader of the choice walks up to the stale root and repairs it.)
-    if (opts.fallback_to_mh && state.refusal(trace, info.border) == nullptr) {
+    // Sections that must never be left stale (NotPartitionable::never_stale) are looked for at each transition,
+    // at the cost of what changed since the last look: [infer]'s check before its first transition sees only the
+    // sections there then, and one made since (a move of another choice, say) would be left stale by an
+    // approximate move that did not draw it: a choice in the block of the old value, under kernels that select
+    // by block, or brush that a kernel on a choice it reads meets without a repair. Such a section refuses the
+    // border: exact transitions with 'fallback 'mh, an error without. (Sections with a choice to resample are
+    // left stale: every reader of the choice walks up to the stale root and repairs it.)
+    if (!state.unchecked_for_tests && state.refusal(trace, info.border) == nullptr) {
       try {
         BorderReach reach(info.border);
         check_sections(trace, reach, /*never_stale_only=*/true);

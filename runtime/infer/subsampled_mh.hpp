@@ -78,6 +78,10 @@ class SubsampledState {
   bool shares_chains() const { return shared_chains_ != nullptr; }
   SubsampledStats stats;
   bool fallback_reported = false;  // the fallback to exact mh is reported once per kernel
+  /// Tests only: no transition looks for sections that must never be left stale, so an approximate move that does
+  /// not draw one leaves it so, and one that draws it meets it there. The tests of the repairs of such sections and
+  /// of what a transition undoes when it meets one make them so: no kernel can otherwise.
+  bool unchecked_for_tests = false;
   /// Filled and emptied by each transition, kept allocated across them (growing them anew at every transition
   /// moved each value about once more): the new values of section chains, the old values of sections evaluated
   /// in place.
@@ -107,7 +111,8 @@ class SubsampledState {
 
 /// One transition. Throws kInference naming the scope and the reason when the scaffold does not satisfy
 /// the preconditions (one principal node, no structural change, one border, independent local sections
-/// without random choices), unless opts.fallback_to_mh.
+/// without random choices), unless opts.fallback_to_mh. Before it draws, it looks at the node sections made or
+/// changed since its last look for those that must never be left stale (NotPartitionable::never_stale).
 bool subsampled_mh_transition(Trace& trace, const BlockSpec& spec, const SubsampledOptions& opts,
                               SubsampledState& state);
 
@@ -132,7 +137,7 @@ const SubsampledStats& partitioned_mh_stats(Trace& trace);
 /// kernels anew, and a program of one-transition [infer]s would otherwise match every section it visits again.
 std::shared_ptr<ChainCache> kernel_chains(Trace& trace, const std::string& scope);
 /// How many node sections check_every_section has looked at in this trace, in all: before [infer]s
-/// (check_subsampling) and before the transitions of kernels that may fall back (tests, benchmarks).
+/// (check_subsampling) and before transitions (tests, benchmarks).
 uint64_t node_sections_checked(Trace& trace);
 
 }  // namespace vnt

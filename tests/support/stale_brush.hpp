@@ -1,7 +1,7 @@
-// Stale local sections with brush, for the tests of their repairs. A subsampled_mh kernel that may fall back to exact
-// mh never leaves one stale (it is exact while its border has one), and [infer] refuses a kernel that may not before
-// its first transition. A section made during the run is checked only when a transition scores it: an approximate
-// move that accepts without drawing it leaves it stale. Calling the kernel without the check reproduces that.
+// Stale local sections with brush, for the tests of their repairs. No subsampled_mh kernel leaves one stale: each
+// transition looks for one before it draws (exact with 'fallback 'mh, an error without). Without that look
+// (SubsampledState::unchecked_for_tests), an approximate move that accepts without drawing such a section leaves it
+// stale, as kernels did before the look was made by every transition.
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
@@ -17,10 +17,11 @@ namespace vnt::test {
 
 /// One transition on `spec` as a kernel with 'fallback 'mh made it before it looked for sections with brush: an
 /// approximate move unless it draws one, else exact mh through the partition (with the same drift). Called without
-/// [infer]'s check. Returns whether it accepted.
+/// [infer]'s check, and without the look. Returns whether it accepted.
 inline bool unchecked_fallback_move(Trace& trace, const BlockSpec& spec, SubsampledOptions so,
                                     SubsampledState& state) {
   so.fallback_to_mh = false;
+  state.unchecked_for_tests = true;
   try {
     return subsampled_mh_transition(trace, spec, so, state);
   } catch (const Error& e) {

@@ -251,9 +251,49 @@ TEST_CASE("a kernel that may fall back is exact while a local section has brush"
   CHECK(plain_state.stats.exact_transitions == 0);
 }
 
-// An approximate move can leave an odd section stale (it accepts without drawing it; a section made during the run
-// is checked only when drawn): exact mh then repairs it by the general path once, and goes through the partition
-// again after.
+// A section with brush made during the run, by a move of another choice (q here), is found at the next transition
+// of a kernel that may not fall back, which then fails as [infer]'s check before its first transition would have:
+// an approximate move that did not draw it would leave it stale, and a move of z score the branch w no longer
+// takes. Before, it failed only when a transition drew that section (one in 31, two a mini-batch).
+TEST_CASE("a kernel that may not fall back fails at its first transition after a section with brush is made") {
+  int failed = 0, approximate_moves = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    CAPTURE(seed);
+    Engine e(seed);
+    // q starts false: [infer]'s check sees no brush.
+    test::run(e, program("(normal (if q (if (> w 0.65) z (* 2 z)) (* w 1.{})) 1)", 1,
+                         "[assume z (scope_include 'z 0 (normal 0 1))]"
+                         "[assume q (scope_include 'q 0 (flip 0.5))] qf: [observe q false]") +
+                     "[forget qf]");
+    SubsampledOptions so = approximate();
+    so.fallback_to_mh = false;
+    check_subsampling(e.trace(), w_all("subsampled_mh"), so);
+    SubsampledState state;
+    MhOptions flip;
+    for (int i = 0; i < 100; ++i) {
+      CAPTURE(i);
+      if (std::get<bool>(e.report("q"))) {
+        const std::string before = test::fingerprint_of(e);
+        CHECK_THROWS_WITH(subsampled_mh_transition(e.trace(), w_all("subsampled_mh"), so, state),
+                          doctest::Contains("a local section changes the structure of the trace"));
+        CHECK(test::fingerprint_of(e) == before);
+        ++failed;
+      } else {
+        subsampled_mh_transition(e.trace(), w_all("subsampled_mh"), so, state);
+        ++approximate_moves;
+      }
+      mh_transition(e.trace(), test::block("q", BlockSpec::Mode::kAll), flip);
+    }
+    CHECK(state.stats.exact_transitions == 0);
+  }
+  MESSAGE(failed << " transitions with a section with brush, " << approximate_moves << " without");
+  CHECK(failed > 40);
+  CHECK(approximate_moves > 40);
+}
+
+// An approximate move made without the look for sections with brush leaves an odd section stale when it accepts
+// without drawing it: exact mh then repairs it by the general path once, and goes through the partition again
+// after.
 TEST_CASE("odd local sections left stale by an approximate move") {
   Engine e(17);
   test::run(e, program(kBrush, 1));

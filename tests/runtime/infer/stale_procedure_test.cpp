@@ -109,6 +109,7 @@ void after_a_stale_branch(F&& after) {
     const size_t odd_id = e.directives()[61].id;
     if (number(e, "w") > 0) continue;
     SubsampledState state;
+    state.unchecked_for_tests = true;  // no transition leaves a section with brush stale otherwise
     try {
       subsampled_mh_transition(e.trace(), test::block("w", BlockSpec::Mode::kOne, "subsampled_mh"), so, state);
     } catch (const Error&) {  // the move visited the datum: a section that changes structure is refused
