@@ -46,6 +46,7 @@ bool ShapeLog::gained_nothing_old(uint64_t epoch, uint64_t now, uint64_t made_fr
     int sign;
   };
   std::vector<Change> changes;  // of edges between nodes made before made_from that are still there
+  bool new_child = false;        // the border has a new child, still there
   for (const ShapeEvent& e : *events) {
     if (e.kind == K::kDirective) continue;
     if (e.kind == K::kObserved) {
@@ -53,9 +54,18 @@ bool ShapeLog::gained_nothing_old(uint64_t epoch, uint64_t now, uint64_t made_fr
       return false;
     }
     if (e.kind == K::kOther) return false;
-    if (e.parent >= made_from || (is_border(e.parent) ? e.child >= made_from : e.parent_constant) ||
-        is_gone(e.parent) || is_gone(e.child))
+    if (e.parent >= made_from || is_gone(e.parent) || is_gone(e.child)) continue;
+    if (is_border(e.parent)) {
+      if (e.child >= made_from) {
+        new_child = new_child || e.kind == K::kAdd;
+        continue;
+      }
+      // An old child linked again (a rejected move) goes after the new ones: they would no longer be the last
+      // children, where check_every_section looks for them.
+      if (e.kind == K::kAdd && new_child) return false;
+    } else if (e.parent_constant) {
       continue;
+    }
     changes.push_back({e.parent, e.child, e.kind == K::kAdd ? 1 : -1});
   }
   std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {

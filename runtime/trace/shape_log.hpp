@@ -83,7 +83,8 @@ class ShapeLog {
   /// is gone with it (a family a move replaced, a section a [forget] removed), and edges removed and made again
   /// (a rejected move) are as they were. For what only structure gained can change, as whether a section is
   /// refused (a section that lost nodes is refused for nothing it was not refused for before), never for what
-  /// holds nodes of a section (a chain: it would hold deleted ones).
+  /// holds nodes of a section (a chain: it would hold deleted ones). False also if an old child of a border was
+  /// linked again after a new one: new children must stay the last (check_every_section looks for them there).
   bool gained_nothing_old(uint64_t epoch, uint64_t now, uint64_t made_from, std::span<const uint64_t> borders) const;
 
  private:

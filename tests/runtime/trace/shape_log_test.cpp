@@ -79,6 +79,28 @@ TEST_CASE("shape log: removing old nodes takes structure away, which only gained
   CHECK_FALSE(l.gained_nothing());
 }
 
+// The check looks for new sections at the end of the border's children: an old child linked again after a new one
+// would hide it.
+TEST_CASE("shape log: an old child of the border linked again after a new one may hide it") {
+  Log l;
+  l.note(K::kRemove, 1, 20);  // a rejected move: an old section taken out, and put back
+  l.note(K::kAdd, 1, 20);
+  l.note(K::kAdd, 1, 120);    // then a new section
+  CHECK(l.gained_nothing());
+  Log m;
+  m.note(K::kAdd, 1, 120);    // a new section first
+  m.note(K::kRemove, 1, 20);
+  m.note(K::kAdd, 1, 20);     // the old one goes after it
+  CHECK_FALSE(m.gained_nothing());
+  Log n;
+  n.note(K::kAdd, 1, 120);    // a new section that went again
+  n.note(K::kRemove, 1, 120);
+  n.deleted(120);
+  n.note(K::kRemove, 1, 20);
+  n.note(K::kAdd, 1, 20);
+  CHECK(n.gained_nothing());
+}
+
 TEST_CASE("shape log: a log that stopped, with too many events, knows nothing") {
   Log l;
   for (int i = 0; i < (1 << 13); ++i) l.note(K::kDirective);
