@@ -1,6 +1,7 @@
 # Shared by the fuzz scripts (run as scripts, so this directory is on sys.path): their command line, the loop over
-# seeds and the summary.
+# seeds and the summary, and the posterior fuzzers' standard errors.
 # SPDX-License-Identifier: Apache-2.0
+import math
 import sys
 
 
@@ -21,3 +22,14 @@ def run_seeds(usage, what, run_one, binaries=1):
             print(f"seed {seed}: {failure}", flush=True)
     print(f"{failures} of {last - first + 1} {what} failed")
     sys.exit(1 if failures else 0)
+
+
+def batch_means_se(xs):
+    """The standard error of the mean of a stationary sequence, by batch means (about sqrt(n) batches)."""
+    n = len(xs)
+    b = max(1, int(math.sqrt(n)))
+    k = n // b
+    means = [sum(xs[i * b:(i + 1) * b]) / b for i in range(k)]
+    mu = sum(means) / k
+    var = sum((x - mu) ** 2 for x in means) / (k - 1)
+    return math.sqrt(var / k)

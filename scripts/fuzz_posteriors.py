@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from fuzz_common import run_seeds
+from fuzz_common import batch_means_se, run_seeds
 
 TRANSITIONS = int(os.environ.get("VNT_FUZZ_TRANSITIONS", 30000))  # more to see a smaller bias
 BURN_IN = TRANSITIONS // 10
@@ -247,17 +247,6 @@ def generate(seed):
         else:
             m.directives.append(("observe", o, round(rnd.uniform(-1.5, 1.5), 2)))
     return m, rnd.choice(KERNELS)
-
-
-def batch_means_se(xs):
-    """The standard error of the mean of a stationary sequence, by batch means (about sqrt(n) batches)."""
-    n = len(xs)
-    b = max(1, int(math.sqrt(n)))
-    k = n // b
-    means = [sum(xs[i * b:(i + 1) * b]) / b for i in range(k)]
-    mu = sum(means) / k
-    var = sum((x - mu) ** 2 for x in means) / (k - 1)
-    return math.sqrt(var / k)
 
 
 def compare(pprun, model, kernel, seed, exact):
