@@ -2,7 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include "runtime/infer/mh.hpp"
+#include "runtime/infer/subsampled_mh.hpp"
 #include "tests/support/block_spec.hpp"
 #include "tests/support/engine_fixture.hpp"
 
@@ -58,6 +61,47 @@ TEST_CASE("a border whose branch changes keeps its version") {
   int borders = 0;
   exact_moves(e, 3000, [&] { borders += e.trace().global("c3")->border ? 1 : 0; });
   CHECK(borders > 100);
+}
+
+/// How many children of `border` have another version than it: its stale sections (no plates here).
+size_t stale_children(const Node* border) {
+  size_t n = 0;
+  for (const Node* c : border->children) n += c->version != border->version ? 1 : 0;
+  return n;
+}
+
+// Two borders whose approximate moves interleave, z read by one of w's sections ((normal w 1) reads w through a
+// lookup, so no node is both a border and a section root of the other): after every transition, each border counts
+// exactly the children whose version is not its own. A count too low would let a stale section be read unrepaired
+// (ensure_fresh looks only under borders with a count).
+TEST_CASE("two borders moved in turn by approximate moves: each counts exactly its stale children") {
+  std::string program = "[assume w (scope_include 'w 0 (normal 0 1))] [assume z (scope_include 'z 0 (normal w 1))]";
+  for (int i = 0; i < 30; ++i) {
+    program += fmt::format("[observe (normal (* w {}) 1) {}]", 0.5 + 0.03 * i, 0.4 + 0.02 * i);
+    program += fmt::format("[observe (normal (* z {}) 1) {}]", 0.5 + 0.03 * i, 1.2 - 0.02 * i);
+  }
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    CAPTURE(seed);
+    Engine e(seed);
+    test::run(e, program);
+    SubsampledOptions so;
+    so.batch = 2;
+    so.epsilon = 0.3;
+    so.drift_sigma = 0.2;
+    SubsampledState sw, sz;
+    const BlockSpec w = test::block("w", BlockSpec::Mode::kAll, "subsampled_mh");
+    const BlockSpec z = test::block("z", BlockSpec::Mode::kAll, "subsampled_mh");
+    for (int i = 0; i < 300; ++i) {
+      CAPTURE(i);
+      subsampled_mh_transition(e.trace(), i % 2 == 0 ? w : z, so, i % 2 == 0 ? sw : sz);
+      for (const char* name : {"w", "z"}) {
+        CAPTURE(name);
+        const Node* b = e.trace().global(name);
+        const auto it = e.trace().stale_borders().find(const_cast<Node*>(b));
+        REQUIRE(stale_children(b) == (it == e.trace().stale_borders().end() ? 0 : it->second));
+      }
+    }
+  }
 }
 
 }  // namespace
