@@ -35,7 +35,9 @@ bool ShapeLog::gained_nothing_old(uint64_t epoch, uint64_t now, uint64_t made_fr
                                   std::span<const uint64_t> borders) const {
   const auto events = since(epoch, now);
   if (!events) return false;
-  std::vector<uint64_t> gone;  // deleted since `epoch`: a node named by an event after it was alive then
+  // The nodes deleted since `epoch`: a node an event of the window names was alive then, so no older deletion is of
+  // it.
+  std::vector<uint64_t> gone;
   for (auto it = deleted_.rbegin(); it != deleted_.rend() && it->first >= epoch; ++it) gone.push_back(it->second);
   std::sort(gone.begin(), gone.end());
   auto is_gone = [&](uint64_t seq) { return std::binary_search(gone.begin(), gone.end(), seq); };
