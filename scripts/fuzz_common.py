@@ -1,6 +1,7 @@
 # Shared by the fuzz scripts (run as scripts, so this directory is on sys.path): their command line, the loop over
 # seeds and the summary, and the posterior fuzzers' standard errors.
 # SPDX-License-Identifier: Apache-2.0
+import csv
 import math
 import sys
 
@@ -33,3 +34,22 @@ def batch_means_se(xs):
     mu = sum(means) / k
     var = sum((x - mu) ** 2 for x in means) / (k - 1)
     return math.sqrt(var / k)
+
+
+def read_draws(path, columns, burn_in):
+    """The draws of each of `columns` in pprun's --draws file after the first burn_in rows, and None; or None and what
+    is wrong with the file (missing, too short, a column missing, a cell not a number)."""
+    try:
+        with open(path) as f:
+            rows = list(csv.DictReader(f))[burn_in:]
+    except OSError as e:
+        return None, f"pprun wrote no draws file ({e.strerror})"
+    if not rows:
+        return None, "the draws file has no rows after the burn-in"
+    missing = [c for c in columns if c not in rows[0]]
+    if missing:
+        return None, "the draws file has no column " + ", ".join(missing)
+    try:
+        return {c: [float(r[c]) for r in rows] for c in columns}, None
+    except (TypeError, ValueError):
+        return None, "a draw is not a number"

@@ -13,14 +13,13 @@
 # fuzzer cannot reach: continuous proposals, section chains and DAGs, plates, latents below the border.
 # SPDX-License-Identifier: Apache-2.0
 """usage: fuzz_continuous_posteriors.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; disagreeing models in OUTDIR)"""
-import csv
 import math
 import os
 import random
 import subprocess
 import tempfile
 
-from fuzz_common import batch_means_se, run_seeds
+from fuzz_common import batch_means_se, read_draws, run_seeds
 
 TRANSITIONS = int(os.environ.get("VNT_FUZZ_TRANSITIONS", 20000))
 BURN_IN = TRANSITIONS // 10
@@ -321,10 +320,11 @@ def run_one(pprun, seed, outdir):
             if proc.returncode != 0:
                 problems.append(f"pprun exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
             else:
-                with open(draws) as f:
-                    rows = list(csv.DictReader(f))[BURN_IN:]
-                for q, (mean, second) in exact.items():
-                    xs = [float(r[q]) for r in rows]
+                cols, problem = read_draws(draws, exact.keys(), BURN_IN)
+                if problem is not None:
+                    problems.append(problem)
+                for q, (mean, second) in exact.items() if cols else ():
+                    xs = cols[q]
                     for what, ys, want in (("mean", xs, mean), ("second moment", [x * x for x in xs], second)):
                         got, se = sum(ys) / len(ys), batch_means_se(ys)
                         if abs(got - want) > Z * se + 1e-9:

@@ -9,7 +9,6 @@
 """usage: fuzz_posteriors.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; disagreeing models are kept in OUTDIR)
        fuzz_posteriors.py --reduce PPRUN MODEL             (prints a smaller model that still disagrees)"""
 import copy
-import csv
 import math
 import os
 import random
@@ -18,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from fuzz_common import batch_means_se, run_seeds
+from fuzz_common import batch_means_se, read_draws, run_seeds
 
 TRANSITIONS = int(os.environ.get("VNT_FUZZ_TRANSITIONS", 30000))  # more to see a smaller bias
 BURN_IN = TRANSITIONS // 10
@@ -264,11 +263,12 @@ def compare(pprun, model, kernel, seed, exact):
             return None, "pprun did not finish in 600 s"  # a move started again for ever, once
         if proc.returncode != 0:
             return None, f"pprun exit {proc.returncode}: {proc.stderr.strip()[-400:]}"
-        with open(draws) as f:
-            rows = list(csv.DictReader(f))[BURN_IN:]
+        cols, problem = read_draws(draws, exact.keys(), BURN_IN)
+        if problem is not None:
+            return None, problem
     problems = []
     for q, p in exact.items():
-        xs = [float(r[q]) for r in rows]
+        xs = cols[q]
         mean = sum(xs) / len(xs)
         se = batch_means_se(xs)
         if se == 0:
