@@ -7,10 +7,11 @@
 #   rows; the posterior of w by quadrature on a fine grid.
 # - logistic regression with a bias and one weight, w ~ multivariate_normal: rows of observe_csv (the fused plate
 #   rows, with and without 'proxy 'taylor) and single observations; the posterior by quadrature on a 2-D grid.
-# The kernels are exact: mh (drift and prior proposals, through the partition or not) and subsampled_mh with eps 0
-# or a mini-batch as large as N, with 'fallback 'mh where a section cannot be partitioned. Reports the models whose
-# posterior mean or second moment of a latent disagrees beyond 5 standard errors (batch means). Finds what the coin
-# fuzzer cannot reach: continuous proposals, section chains and DAGs, plates, latents below the border.
+# The kernels are exact: mh (drift and prior proposals, through the partition or not) and subsampled_mh with eps 0 or
+# a mini-batch as large as N (on w, and on a second border z0), with 'fallback 'mh where a section cannot be
+# partitioned. Reports the models whose posterior mean or second moment of a latent disagrees beyond 5 standard
+# errors (batch means). Finds what the coin fuzzer cannot reach: continuous proposals, section chains and DAGs,
+# plates, latents below the border.
 # SPDX-License-Identifier: Apache-2.0
 """usage: fuzz_continuous_posteriors.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; disagreeing models in OUTDIR)"""
 import math
@@ -24,6 +25,13 @@ from fuzz_common import batch_means_se, read_draws, run_seeds
 TRANSITIONS = int(os.environ.get("VNT_FUZZ_TRANSITIONS", 20000))
 BURN_IN = TRANSITIONS // 10
 Z = 5.0
+
+# Linear models with z0 (scope z): a second border, moved by its own partitioned kernel.
+Z_KERNELS = [
+    "(cycle ((mh default one 'drift 0.5 3) (subsampled_mh w all 3 0 'drift {d} 1 'fallback 'mh)"
+    " (subsampled_mh z all 3 0 'drift {d} 1 'fallback 'mh)) 1)",
+    "(cycle ((mh default one 3) (subsampled_mh z all 1000 0.1 1 'fallback 'mh) (mh w all 'drift {d} 1)) 1)",
+]
 
 LOGISTIC_KERNELS = [
     "(mh w all 'drift {d} 1)",
@@ -129,7 +137,9 @@ def generate(seed):
             text, coef, c = lin(latents)
             s = r2(rnd.uniform(0.5, 1.5))
             name = f"z{j}"
-            m.lines.append(f"[assume {name} (normal {text} {s})]")
+            choice = f"(normal {text} {s})"
+            tagged = "(scope_include 'z 0 " + choice + ")"  # z0 is a border of its own kernels (Z_KERNELS)
+            m.lines.append(f"[assume {name} {tagged if j == 0 else choice}]")
             m.factors.append(({name: 1.0, **{n: -a for n, a in coef.items()}}, c, s))
             m.latents.append(name)
             values[name] = rnd.gauss(value(coef, c), s)
@@ -233,7 +243,8 @@ def generate(seed):
         m.files[f"rows_{seed}.csv"] = "\n".join(lines) + "\n"
         m.lines.append(f"[assume row (lambda (r) (normal (* {a} (* w (lookup r 0))) 1))]")
         m.lines.append(f'[observe_csv row "rows_{seed}.csv" y]')
-    return m, rnd.choice(KERNELS).replace("{d}", str(r2(rnd.uniform(0.1, 0.4))))
+    kernels = KERNELS + Z_KERNELS if "z0" in m.latents else KERNELS
+    return m, rnd.choice(kernels).replace("{d}", str(r2(rnd.uniform(0.1, 0.4))))
 
 
 def solve(a, b):
