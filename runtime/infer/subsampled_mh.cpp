@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/subsampled_mh.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,14 +58,15 @@ void SubsampledState::refuse(const Trace& trace, const Node* border, std::string
   refusal_ = Refusal{trace.id(), border, trace.shape_epoch(), std::move(reason), local};
 }
 
-uint64_t SubsampledState::sections_to_check(const Trace& trace, const Node* border, bool never_stale_only) const {
+size_t SubsampledState::sections_to_check(const Trace& trace, BorderReach& reach, bool never_stale_only) const {
+  constexpr size_t kAll = SIZE_MAX;
+  const Node* border = reach.border();
   const Checked* c = sections_checked_[never_stale_only].find(border);
-  if (c == nullptr || c->border != border->seq) return 0;
-  if (c->epoch == trace.shape_epoch()) return c->next_seq;
-  // What a directive or a move makes is new; its edges to the border are new sections, checked next.
-  const uint64_t border_seq[] = {c->border};
-  return trace.shape_log().gained_nothing_old(c->epoch, trace.shape_epoch(), c->next_seq, border_seq) ? c->next_seq
-                                                                                                       : 0;
+  if (c == nullptr || c->border != border->seq) return kAll;
+  if (c->epoch == trace.shape_epoch()) return 0;
+  const std::optional<size_t> last = trace.shape_log().sections_to_look_at(
+      c->epoch, trace.shape_epoch(), c->next_seq, c->border, [&](Node* n) { return reach.follows(n); });
+  return last.value_or(kAll);
 }
 
 void SubsampledState::note_sections_checked(Trace& trace, Node* border, bool never_stale_only) {
@@ -104,8 +106,8 @@ SubsampledState& partitioned_state(Trace& trace) {
 void check_sections(Trace& trace, BorderReach& reach, bool never_stale_only) {
   SubsampledState& memo = partitioned_state(trace);
   Node* border = reach.border();
-  const uint64_t from = memo.sections_to_check(trace, border, never_stale_only);
-  memo.sections_examined += check_every_section(trace, reach, from, never_stale_only);
+  const size_t last = memo.sections_to_check(trace, reach, never_stale_only);
+  memo.sections_examined += check_every_section(trace, reach, last, never_stale_only);
   memo.note_sections_checked(trace, border, never_stale_only);
   if (!never_stale_only) memo.note_sections_checked(trace, border, true);  // what passed all looks passes that one
 }

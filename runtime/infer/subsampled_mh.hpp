@@ -22,6 +22,7 @@
 
 namespace vnt {
 
+class BorderReach;
 class Trace;
 struct Node;
 
@@ -57,13 +58,14 @@ class SubsampledState {
   void refuse(const Trace& trace, const Node* border, std::string reason, bool local = false);
   /// Whether the last refusal was of a local section that exact mh's partition regenerates by itself.
   bool refused_locally() const { return refusal_.local; }
-  /// The node sections of `border` that check_every_section has still to look at, as the least Node::seq of their
-  /// roots: 0 for all of them. Sections that passed it keep passing while nothing since can have changed them: the
-  /// epoch has not moved, or only by a directive's new nodes, constants' edges and new sections of the border (a
-  /// [predict] or [sample] reading the parameter). Kept by the trace's own state: check_subsampling asks it before
-  /// each [infer].
+  /// How many of the last node sections of the border of `reach` check_every_section has still to look at
+  /// (SIZE_MAX: all of them). Sections that passed it keep passing while nothing since can have changed them
+  /// (ShapeLog::sections_to_look_at): the epoch has not moved, or only by new nodes, new sections of the border (a
+  /// [predict] reading the parameter, a move that took a branch reading it), old nodes moved under it, and nodes
+  /// and edges taken away (a [forget], a branch replaced). Kept by the trace's own state: check_subsampling asks it
+  /// before each [infer], and each subsampled transition before it draws.
   /// `never_stale_only`: the same for check_every_section with never_stale_only (kept apart).
-  uint64_t sections_to_check(const Trace& trace, const Node* border, bool never_stale_only = false) const;
+  size_t sections_to_check(const Trace& trace, BorderReach& reach, bool never_stale_only = false) const;
   /// Every node section of `border` has passed check_every_section (Trace::shape_log then watches the epoch).
   void note_sections_checked(Trace& trace, Node* border, bool never_stale_only = false);
   uint64_t sections_examined = 0;  // by check_every_section through this memo, in all (tests, benchmarks)

@@ -104,11 +104,11 @@ void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool 
   }
 }
 
-size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from, bool never_stale_only) {
+size_t check_every_section(Trace& t, BorderReach& reach, size_t last, bool never_stale_only) {
   Node* border = reach.border();
-  // Children are appended as they are made: those made since `made_from` are the last ones.
-  size_t first = border->children.size();
-  while (first > border->plate_children && border->children[first - 1]->seq >= made_from) --first;
+  // Children are appended as they are linked (plates go first): those linked since a look are the last ones.
+  const size_t nodes = border->children.size() - border->plate_children;
+  const size_t first = border->children.size() - std::min(last, nodes);
   FlatPtrSet<Node> found;  // roots of sections of several roots already checked
   for (size_t i = first; i < border->children.size(); ++i) {
     Node* child = border->children[i];

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "runtime/infer/find_border.hpp"
@@ -30,13 +31,13 @@ struct NotPartitionable {
 /// would be read by every row. Node sections usually share one shape, so one of them is checked here; the others
 /// by check_every_section before an [infer], and as they are visited.
 void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool exact);
-/// Checks every node section of the border whose root was made at or after Node::seq `made_from` (0: all of them)
-/// as check_structure checks one (a section left stale must be one that changes no structure and no scope when
+/// Checks the node sections of the border rooted at its `last` last children (SIZE_MAX: all of them) as
+/// check_structure checks one (a section left stale must be one that changes no structure and no scope when
 /// repaired: nothing but values read it then). O(N) node sections from 0; [infer] runs it before its first
 /// transition. With `never_stale_only`, only NotPartitionable::never_stale refusals are thrown: a kernel that may fall
 /// back leaves sections with a choice to resample stale, which repairs handle, but not those. Returns how many
 /// sections it looked at.
-size_t check_every_section(Trace& t, BorderReach& reach, uint64_t made_from = 0, bool never_stale_only = false);
+size_t check_every_section(Trace& t, BorderReach& reach, size_t last = SIZE_MAX, bool never_stale_only = false);
 
 /// One transition of `choice` (one principal node) through the partitioned scaffold of info.border: Alg. 3, or
 /// with `exact` exact MH through every section in order (partitioned_mh_transition). Throws NotPartitionable and

@@ -2,8 +2,12 @@
 #include "runtime/trace/shape_log.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 #include <utility>
 #include <vector>
+
+#include "runtime/trace/node.hpp"
 
 namespace vnt {
 
@@ -31,43 +35,42 @@ bool ShapeLog::kept_old(uint64_t epoch, uint64_t now, uint64_t made_from, std::s
   return open.empty();
 }
 
-bool ShapeLog::gained_nothing_old(uint64_t epoch, uint64_t now, uint64_t made_from,
-                                  std::span<const uint64_t> borders) const {
+std::optional<size_t> ShapeLog::sections_to_look_at(uint64_t epoch, uint64_t now, uint64_t made_from,
+                                                   uint64_t border,
+                                                   const std::function<bool(Node*)>& in_a_section) const {
   const auto events = since(epoch, now);
-  if (!events) return false;
+  if (!events) return std::nullopt;
   // The nodes deleted since `epoch`: a node an event of the window names was alive then, so no older deletion is of
   // it.
   std::vector<uint64_t> gone;
   for (auto it = deleted_.rbegin(); it != deleted_.rend() && it->first >= epoch; ++it) gone.push_back(it->second);
   std::sort(gone.begin(), gone.end());
   auto is_gone = [&](uint64_t seq) { return std::binary_search(gone.begin(), gone.end(), seq); };
-  auto is_border = [&](uint64_t seq) { return std::find(borders.begin(), borders.end(), seq) != borders.end(); };
   using K = ShapeEvent::Kind;
   struct Change {
     uint64_t parent, child;
     int sign;
   };
-  std::vector<Change> changes;  // of edges between nodes made before made_from that are still there
-  bool new_child = false;        // the border has a new child, still there
+  std::vector<Change> changes;  // of edges from live old nodes in a section
+  std::vector<uint64_t> linked;  // children linked under the border since, still there, in their order
   for (const ShapeEvent& e : *events) {
     if (e.kind == K::kDirective) continue;
     if (e.kind == K::kObserved) {
       if (e.parent >= made_from || is_gone(e.parent)) continue;
-      return false;
+      return std::nullopt;
     }
-    if (e.kind == K::kOther) return false;
-    if (e.parent >= made_from || is_gone(e.parent) || is_gone(e.child)) continue;
-    if (is_border(e.parent)) {
-      if (e.child >= made_from) {
-        new_child = new_child || e.kind == K::kAdd;
-        continue;
+    if (e.kind == K::kOther) return std::nullopt;
+    if (is_gone(e.parent) || is_gone(e.child)) continue;
+    if (e.parent == border) {
+      if (e.child_node != nullptr && e.child_node->kind == NodeKind::kPlate) continue;  // first, and never looked at
+      if (e.kind == K::kAdd) {
+        linked.push_back(e.child);
+      } else if (const auto it = std::find(linked.rbegin(), linked.rend(), e.child); it != linked.rend()) {
+        linked.erase(std::next(it).base());
       }
-      // An old child linked again (a rejected move) goes after the new ones: they would no longer be the last
-      // children, where check_every_section looks for them.
-      if (e.kind == K::kAdd && new_child) return false;
-    } else if (e.parent_constant) {
       continue;
     }
+    if (e.parent >= made_from || e.parent_constant || !in_a_section(e.parent_node)) continue;
     changes.push_back({e.parent, e.child, e.kind == K::kAdd ? 1 : -1});
   }
   std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
@@ -78,10 +81,10 @@ bool ShapeLog::gained_nothing_old(uint64_t epoch, uint64_t now, uint64_t made_fr
     size_t j = i;
     for (; j < changes.size() && changes[j].parent == changes[i].parent && changes[j].child == changes[i].child; ++j)
       net += changes[j].sign;
-    if (net != 0) return false;
+    if (net > 0) return std::nullopt;
     i = j;
   }
-  return true;
+  return linked.size();
 }
 
 }  // namespace vnt

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <new>
 #include <optional>
 #include <span>
@@ -14,7 +15,10 @@
 
 namespace vnt {
 
-/// One move of Trace::shape_epoch. Nodes are named by Node::seq, never by address: one may be deleted since.
+struct Node;
+
+/// One move of Trace::shape_epoch. Nodes are named by Node::seq: one may be deleted since. Their addresses may be
+/// read only while they are alive (ShapeLog::sections_to_look_at knows which are).
 struct ShapeEvent {
   enum class Kind : uint8_t {
     kOther,      // nothing known: a procedure changed, a kernel moved it, ...
@@ -27,6 +31,8 @@ struct ShapeEvent {
   bool parent_constant = false;  // kAdd, kRemove: a constant is in no one's downstream
   uint64_t parent = 0;           // Node::seq
   uint64_t child = 0;
+  Node* parent_node = nullptr;    // the same nodes
+  Node* child_node = nullptr;
 };
 
 /// The events of the epochs after the first watch() until it drops them (too many: a kernel's brush, say).
@@ -79,13 +85,18 @@ class ShapeLog {
   /// no procedure changed (kOther). A directive begins, constants gain and lose children and nodes made since are
   /// linked as it likes. False if the moves were not all logged.
   bool kept_old(uint64_t epoch, uint64_t now, uint64_t made_from, std::span<const uint64_t> borders) const;
-  /// Like kept_old, but true also when the old nodes only lost structure: an edge to or from a node deleted since
-  /// is gone with it (a family a move replaced, a section a [forget] removed), and edges removed and made again
-  /// (a rejected move) are as they were. For what only structure gained can change, as whether a section is
-  /// refused (a section that lost nodes is refused for nothing it was not refused for before), never for what
-  /// holds nodes of a section (a chain: it would hold deleted ones). False also if an old child of a border was
-  /// linked again after a new one: new children must stay the last (check_every_section looks for them there).
-  bool gained_nothing_old(uint64_t epoch, uint64_t now, uint64_t made_from, std::span<const uint64_t> borders) const;
+  /// For a look at the node sections of the border `border` (Node::seq) that found them all passing at `epoch`,
+  /// when every node made before `made_from` was there: how many of the border's last children to look at now, or
+  /// nullopt for all of them. The children linked under the border since (new sections, or old nodes moved there, a
+  /// rejected move's put back: all after the others) are the last ones. Edges to or from a node deleted since went
+  /// with it, and edges from a node not in a section of the border (`in_a_section` says, of a live node; constants,
+  /// and nodes made since, which old ones link only through edges of their own) change none. Edges removed from
+  /// nodes in a section took structure away (a section that lost nodes is refused for nothing it was not refused for
+  /// before), unless made again; one made there, a choice observed or no longer, or a changed procedure (kOther),
+  /// may have changed any section. For a refusal, which only structure gained can change; never for what holds
+  /// nodes of a section (a chain: kept_old).
+  std::optional<size_t> sections_to_look_at(uint64_t epoch, uint64_t now, uint64_t made_from, uint64_t border,
+                                            const std::function<bool(Node*)>& in_a_section) const;
 
  private:
   void stop() noexcept {

@@ -129,7 +129,7 @@ void Trace::destroy_plate(PlateNode* plate) {
 }
 
 void Trace::remove_child(Node* parent, Node* child) {
-  move_shape({ShapeEvent::Kind::kRemove, parent->kind == NodeKind::kConstant, parent->seq, child->seq});
+  move_shape({ShapeEvent::Kind::kRemove, parent->kind == NodeKind::kConstant, parent->seq, child->seq, parent, child});
   auto& c = parent->children;
   auto it = std::find(c.rbegin(), c.rend(), child);
   VNT_ASSERT(it != c.rend(), "child edge missing on removal");

@@ -73,7 +73,7 @@ class Trace {
     size_t* stale = nullptr;
     if (parent->border && child->version != parent->version && child->kind != NodeKind::kPlate)
       stale = &stale_borders_.try_emplace(parent, 0).first->second;
-    move_shape({ShapeEvent::Kind::kAdd, parent->kind == NodeKind::kConstant, parent->seq, child->seq});
+    move_shape({ShapeEvent::Kind::kAdd, parent->kind == NodeKind::kConstant, parent->seq, child->seq, parent, child});
     if (child->kind == NodeKind::kPlate) {
       // Plates come first, so the local sections of a border are numbered plate rows first, in O(#plates).
       c.insert(c.begin() + parent->plate_children++, child);

@@ -1,9 +1,11 @@
 // ShapeLog: which moves of the shape epoch leave the nodes made before a point as they were (kept_old), and which
-// only took structure away from them (gained_nothing_old).
+// node sections of a border a look for refusals has to see again (sections_to_look_at).
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "runtime/trace/shape_log.hpp"
@@ -13,10 +15,12 @@ namespace {
 
 using K = ShapeEvent::Kind;
 
-/// A log watched from epoch 0; nodes made before seq 100 are old, node 1 is the border.
+/// A log watched from epoch 0; nodes made before seq 100 are old, node 1 is the border. The events name no node by
+/// address: whether a parent is in a section of the border is `in_section` for all of them.
 struct Log {
   ShapeLog log;
   uint64_t epoch = 0;
+  bool in_section = true;
   Log() { log.watch(0); }
   void note(K kind, uint64_t parent = 0, uint64_t child = 0, bool parent_constant = false) {
     log.note(ShapeEvent{kind, parent_constant, parent, child});
@@ -24,9 +28,13 @@ struct Log {
   }
   void deleted(uint64_t seq) { log.note_deleted(epoch, seq); }
   bool kept() const { return log.kept_old(0, epoch, 100, kBorder); }
-  bool gained_nothing() const { return log.gained_nothing_old(0, epoch, 100, kBorder); }
+  std::optional<size_t> look() const {
+    return log.sections_to_look_at(0, epoch, 100, 1, [this](Node*) { return in_section; });
+  }
   static constexpr uint64_t kBorder[] = {1};
 };
+
+constexpr std::optional<size_t> kAll;
 
 TEST_CASE("shape log: new nodes and new children of the border keep the old nodes as they were") {
   Log l;
@@ -39,10 +47,10 @@ TEST_CASE("shape log: new nodes and new children of the border keep the old node
   l.note(K::kRemove, 8, 123);
   l.note(K::kObserved, 124);
   CHECK(l.kept());
-  CHECK(l.gained_nothing());
+  CHECK(l.look() == 1);  // the new section
 }
 
-TEST_CASE("shape log: an old node's new child, or a procedure that changed, may have changed an old section") {
+TEST_CASE("shape log: an old node's new child in a section, or a procedure that changed, may have changed any") {
   for (int what = 0; what < 4; ++what) {
     CAPTURE(what);
     Log l;
@@ -51,11 +59,13 @@ TEST_CASE("shape log: an old node's new child, or a procedure that changed, may 
     if (what == 2) l.note(K::kOther);
     if (what == 3) l.note(K::kObserved, 9);  // an old choice observed
     CHECK_FALSE(l.kept());
-    CHECK_FALSE(l.gained_nothing());
+    CHECK(l.look() == kAll);
+    l.in_section = false;  // a new child of a node outside the border's sections joins none of them
+    CHECK(l.look() == (what < 2 ? std::optional<size_t>(0) : kAll));
   }
 }
 
-TEST_CASE("shape log: removing old nodes takes structure away, which only gained_nothing_old allows") {
+TEST_CASE("shape log: nodes and edges taken away leave the sections' refusals as they were") {
   Log l;
   l.note(K::kRemove, 1, 20);  // a section of the border removed
   l.note(K::kRemove, 20, 21);
@@ -66,48 +76,40 @@ TEST_CASE("shape log: removing old nodes takes structure away, which only gained
   l.deleted(22);
   l.deleted(23);
   CHECK_FALSE(l.kept());
-  CHECK(l.gained_nothing());
-  // An edge removed between nodes that are both still there is not.
-  l.note(K::kRemove, 9, 10);
-  CHECK_FALSE(l.gained_nothing());
-  // Made again (a rejected move puts its old family back): as it was.
-  l.note(K::kAdd, 9, 10);
-  CHECK(l.gained_nothing());
-  CHECK_FALSE(l.kept());
-  // Made twice, removed once: one more edge.
-  l.note(K::kAdd, 9, 10);
-  CHECK_FALSE(l.gained_nothing());
+  CHECK(l.look() == 0);
+  l.note(K::kRemove, 9, 10);  // an edge removed between nodes that are both still there: a section lost it
+  CHECK(l.look() == 0);
+  l.note(K::kAdd, 9, 10);  // made again (a rejected move puts its old family back): as it was
+  CHECK(l.look() == 0);
+  l.note(K::kAdd, 9, 10);  // made twice: one more edge
+  CHECK(l.look() == kAll);
 }
 
-// The check looks for new sections at the end of the border's children: an old child linked again after a new one
-// would hide it.
-TEST_CASE("shape log: an old child of the border linked again after a new one may hide it") {
-  Log l;
-  l.note(K::kRemove, 1, 20);  // a rejected move: an old section taken out, and put back
-  l.note(K::kAdd, 1, 20);
-  l.note(K::kAdd, 1, 120);    // then a new section
-  CHECK(l.gained_nothing());
-  Log m;
-  m.note(K::kAdd, 1, 120);    // a new section first
-  m.note(K::kRemove, 1, 20);
-  m.note(K::kAdd, 1, 20);     // the old one goes after it
-  CHECK_FALSE(m.gained_nothing());
-  Log n;
-  n.note(K::kAdd, 1, 120);    // a new section that went again
-  n.note(K::kRemove, 1, 120);
-  n.deleted(120);
-  n.note(K::kRemove, 1, 20);
-  n.note(K::kAdd, 1, 20);
-  CHECK(n.gained_nothing());
+// The check looks at the border's last children: those linked since the last look, new ones or old ones moved or put
+// back there.
+TEST_CASE("shape log: the children linked under the border since, and still there, are the last ones") {
+  Log a;
+  a.note(K::kAdd, 1, 120);    // a new section
+  a.note(K::kRemove, 1, 20);  // an old one taken out by a move, and put back by its rejection, after the new one
+  a.note(K::kAdd, 1, 20);
+  CHECK(a.look() == 2);
+  Log b;
+  b.note(K::kAdd, 1, 120);  // a new section that went again
+  b.note(K::kRemove, 1, 120);
+  b.deleted(120);
+  b.note(K::kAdd, 1, 30);  // an old node moved under the border (a point that changed expert)
+  b.note(K::kRemove, 1, 31);  // and another that left
+  CHECK(b.look() == 1);
 }
 
 TEST_CASE("shape log: a log that stopped, with too many events, knows nothing") {
   Log l;
   for (int i = 0; i < (1 << 13); ++i) l.note(K::kDirective);
   CHECK(l.kept());
+  CHECK(l.look() == 0);
   l.note(K::kDirective);
   CHECK_FALSE(l.kept());
-  CHECK_FALSE(l.gained_nothing());
+  CHECK(l.look() == kAll);
 }
 
 }  // namespace
