@@ -1384,7 +1384,8 @@ TEST_CASE("over random moves of other choices, the check that looks again only w
   std::string program = "[assume w (scope_include 'w 0 (normal 0 1))]";
   // q2, q3 and q4 make the check refuse, each a fifth of the time.
   for (int i = 1; i <= 5; ++i)
-    program += fmt::format("[assume q{} (scope_include 'q {} (flip {}))]", i, i, i == 2 || i == 4 ? 0.2 : i == 3 ? 0.8 : 0.5);
+    program += fmt::format("[assume q{} (scope_include 'q {} (flip {}))]", i, i,
+                           i == 2 || i == 4 ? 0.2 : i == 3 ? 0.8 : 0.5);
   program +=
       "[assume p (if q3 (lambda (x) (* x 2)) (lambda (x) (if (> x 0) x (- x))))]"
       "[assume mm (mem (lambda (k) (normal 0 1)))] [observe (normal (mm 1) 1) 0.1]"
