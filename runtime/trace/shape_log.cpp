@@ -2,8 +2,8 @@
 #include "runtime/trace/shape_log.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -52,7 +52,9 @@ std::optional<size_t> ShapeLog::sections_to_look_at(uint64_t epoch, uint64_t now
     int sign;
   };
   std::vector<Change> changes;  // of edges from live old nodes in a section
-  std::vector<uint64_t> linked;  // children linked under the border since, still there, in their order
+  // How many times each child was linked under the border since and is still there: they are its last children.
+  std::unordered_map<uint64_t, size_t> linked;
+  size_t linked_count = 0;
   for (const ShapeEvent& e : *events) {
     if (e.kind == K::kDirective) continue;
     if (e.kind == K::kObserved) {
@@ -64,9 +66,11 @@ std::optional<size_t> ShapeLog::sections_to_look_at(uint64_t epoch, uint64_t now
     if (e.parent == border) {
       if (e.child_node != nullptr && e.child_node->kind == NodeKind::kPlate) continue;  // first, and never looked at
       if (e.kind == K::kAdd) {
-        linked.push_back(e.child);
-      } else if (const auto it = std::find(linked.rbegin(), linked.rend(), e.child); it != linked.rend()) {
-        linked.erase(std::next(it).base());
+        ++linked[e.child];
+        ++linked_count;
+      } else if (const auto it = linked.find(e.child); it != linked.end() && it->second > 0) {
+        --it->second;  // one linked since goes again (a child there before the look leaves nothing to count)
+        --linked_count;
       }
       continue;
     }
@@ -84,7 +88,7 @@ std::optional<size_t> ShapeLog::sections_to_look_at(uint64_t epoch, uint64_t now
     if (net > 0) return std::nullopt;
     i = j;
   }
-  return linked.size();
+  return linked_count;
 }
 
 }  // namespace vnt
