@@ -3,14 +3,15 @@
 # changed since, cost (docs/inference.md, "Requirements"): N node observations (normal (* w x) 1), written one
 # directive each, then these programs: the load alone; the load and one [infer] of no transition (one check); 100
 # pairs of a [predict (* w 2)] and such an [infer] (each check looks at the one new section); 100 pairs of a
-# [predict (+ m 1)], m = (* w 3), and the [infer] (a new node reading an old section's node: every check looks at
-# every section); 100 triples of a labelled [predict (* w 2)], the [infer] and a [forget] of the predict (a forget
-# only removes nodes: the next check looks at nothing); R [infer]s of one transition with nothing between them (the
-# check is cached); the same R transitions as one [infer] (the kernels' section chains are kept by the trace, so the
-# two should cost about the same); R transitions each followed by a (collect w), which removes what it evaluated
-# (the chains stay); and R cycles of a transition and a move of a choice q that takes the other branch of one more
-# datum (normal (if q (* w 1.5) (* w -2.5)) 1), replacing its section of w (only the new one is looked at). Prints
-# the wall time of each and the cost of one full check.
+# [predict (+ m 1)], m = (* w 3), and the [infer] (a new node reading an old section's node: each check looks at
+# that section); 100 pairs of a move of a choice g that picks the procedure p, and the [infer] (a changed procedure:
+# every check looks at every section); 100 triples of a labelled [predict (* w 2)], the [infer] and a [forget] of
+# the predict (a forget only removes nodes: the next check looks at nothing); R [infer]s of one transition with
+# nothing between them (the check is cached); the same R transitions as one [infer] (the kernels' section chains
+# are kept by the trace, so the two should cost about the same); R transitions each followed by a (collect w), which
+# removes what it evaluated (the chains stay); and R cycles of a transition and a move of a choice q that takes the
+# other branch of one more datum (normal (if q (* w 1.5) (* w -2.5)) 1), replacing its section of w (only the new
+# one is looked at). Prints the wall time of each and the cost of one full check.
 # Usage: bench/section_check.sh [pprun=build/release/pprun] [N=20000] [R=300]
 # SPDX-License-Identifier: Apache-2.0
 set -euo pipefail
@@ -41,6 +42,11 @@ check="[infer (subsampled_mh w all 100 0.01 'drift 0.05 0)]"
 } > "$dir/again.vnt"
 {
   cat "$dir/load.vnt"
+  echo "[assume g (scope_include 'g 0 (flip 0.5))] [assume p (if g (lambda (x) (* x 2)) (lambda (x) (* x 3)))]"
+  for _ in $(seq 100); do echo "[infer (mh g all 1)]"; echo "$check"; done
+} > "$dir/procedure.vnt"
+{
+  cat "$dir/load.vnt"
   for i in $(seq 100); do echo "p$i: [predict (* w 2)]"; echo "$check"; echo "[forget p$i]"; done
 } > "$dir/forget.vnt"
 { cat "$dir/load.vnt"; for _ in $(seq "$r"); do echo "[infer (subsampled_mh w all 100 0.01 'drift 0.05 1)]"; done; } \
@@ -58,17 +64,19 @@ load=$(seconds "$dir/load.vnt")
 once=$(seconds "$dir/once.vnt")
 new=$(seconds "$dir/new.vnt")
 again=$(seconds "$dir/again.vnt")
+procedure=$(seconds "$dir/procedure.vnt")
 forget=$(seconds "$dir/forget.vnt")
 cached=$(seconds "$dir/cached.vnt")
 one=$(seconds "$dir/one.vnt")
 collect=$(seconds "$dir/collect.vnt")
 branch=$(seconds "$dir/branch.vnt")
-awk -v n="$n" -v r="$r" -v load="$load" -v once="$once" -v new="$new" -v again="$again" -v forget="$forget" \
-    -v cached="$cached" -v one="$one" -v collect="$collect" -v branch="$branch" 'BEGIN {
+awk -v n="$n" -v r="$r" -v load="$load" -v once="$once" -v new="$new" -v again="$again" -v procedure="$procedure" \
+    -v forget="$forget" -v cached="$cached" -v one="$one" -v collect="$collect" -v branch="$branch" 'BEGIN {
   printf "N = %d node sections: load %.2f s, load + one check %.2f s, load + 100 x (predict, check) %.2f s,", n, load,
          once, new
-  printf " load + 100 x (predict reading m, check) %.2f s (%.1f ms a full check, %.2f us a section),", again,
-         (again - new) / 100 * 1e3, (again - new) / 100 / n * 1e6
+  printf " load + 100 x (predict reading m, check) %.2f s,", again
+  printf " load + 100 x (move of a procedure, check) %.2f s (%.1f ms a full check, %.2f us a section),", procedure,
+         (procedure - new) / 100 * 1e3, (procedure - new) / 100 / n * 1e6
   printf " load + 100 x (predict, check, forget) %.2f s,", forget
   printf " load + %d one-transition [infer]s %.2f s, as one [infer] %.2f s, with a collect after each %.2f s,", r,
          cached, one, collect

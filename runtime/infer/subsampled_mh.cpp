@@ -12,6 +12,7 @@
 #include "runtime/infer/subsampled_transition.hpp"
 #include "runtime/regen/border_reach.hpp"
 #include "runtime/regen/refresh.hpp"
+#include "runtime/regen/section_group.hpp"
 #include "runtime/scaffold/scaffold.hpp"
 #include "runtime/syntax/expr.hpp"
 #include "runtime/trace/trace.hpp"
@@ -58,15 +59,22 @@ void SubsampledState::refuse(const Trace& trace, const Node* border, std::string
   refusal_ = Refusal{trace.id(), border, trace.shape_epoch(), std::move(reason), local};
 }
 
-size_t SubsampledState::sections_to_check(const Trace& trace, BorderReach& reach, bool never_stale_only) const {
-  constexpr size_t kAll = SIZE_MAX;
+SectionsToLook SubsampledState::sections_to_check(const Trace& trace, BorderReach& reach,
+                                                  bool never_stale_only) const {
+  const SectionsToLook all;
   const Node* border = reach.border();
   const Checked* c = sections_checked_[never_stale_only].find(border);
-  if (c == nullptr || c->border != border->seq) return kAll;
-  if (c->epoch == trace.shape_epoch()) return 0;
-  const std::optional<size_t> last = trace.shape_log().sections_to_look_at(
+  if (c == nullptr || c->border != border->seq) return all;
+  if (c->epoch == trace.shape_epoch()) return {0, {}};
+  const std::optional<ShapeLog::Look> look = trace.shape_log().sections_to_look_at(
       c->epoch, trace.shape_epoch(), c->next_seq, c->border, [&](Node* n) { return reach.follows(n); });
-  return last.value_or(kAll);
+  if (!look) return all;
+  SectionsToLook out{look->last, {}};
+  // A long walk up (a node reading many sections, which a look at any of them refuses) looks at all instead.
+  constexpr size_t kMaxWalk = kMaxSectionRoots * kMaxSectionNodesPerRoot;
+  for (Node* n : look->touched)
+    if (!reach.section_roots(n, out.roots, kMaxWalk)) return all;
+  return out;
 }
 
 void SubsampledState::note_sections_checked(Trace& trace, Node* border, bool never_stale_only) {
@@ -106,8 +114,8 @@ SubsampledState& partitioned_state(Trace& trace) {
 void check_sections(Trace& trace, BorderReach& reach, bool never_stale_only) {
   SubsampledState& memo = partitioned_state(trace);
   Node* border = reach.border();
-  const size_t last = memo.sections_to_check(trace, reach, never_stale_only);
-  memo.sections_examined += check_every_section(trace, reach, last, never_stale_only);
+  memo.sections_examined += check_every_section(trace, reach, memo.sections_to_check(trace, reach, never_stale_only),
+                                                never_stale_only);
   memo.note_sections_checked(trace, border, never_stale_only);
   if (!never_stale_only) memo.note_sections_checked(trace, border, true);  // what passed all looks passes that one
 }

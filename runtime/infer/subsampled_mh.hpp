@@ -47,6 +47,13 @@ struct SubsampledStats {
   uint64_t proxy_decisions = 0;    // 'proxy 'taylor: decisions that tested residuals against them
 };
 
+/// Which node sections of a border a look for refusals sees (check_every_section): those rooted at its `last` last
+/// children (SIZE_MAX: all of them), and at `roots`.
+struct SectionsToLook {
+  size_t last = SIZE_MAX;
+  std::vector<Node*> roots;
+};
+
 /// State kept across the transitions of one kernel: the cached t critical values, the section chains matched so
 /// far, and the stream that orders local sections (the order itself is kept by the trace, Trace::section_order).
 class SubsampledState {
@@ -58,14 +65,15 @@ class SubsampledState {
   void refuse(const Trace& trace, const Node* border, std::string reason, bool local = false);
   /// Whether the last refusal was of a local section that exact mh's partition regenerates by itself.
   bool refused_locally() const { return refusal_.local; }
-  /// How many of the last node sections of the border of `reach` check_every_section has still to look at
-  /// (SIZE_MAX: all of them). Sections that passed it keep passing while nothing since can have changed them
-  /// (ShapeLog::sections_to_look_at): the epoch has not moved, or only by new nodes, new sections of the border (a
-  /// [predict] reading the parameter, a move that took a branch reading it), old nodes moved under it, and nodes
-  /// and edges taken away (a [forget], a branch replaced). Kept by the trace's own state: check_subsampling asks it
-  /// before each [infer], and each subsampled transition before it draws.
+  /// Which node sections of the border of `reach` check_every_section has still to look at. Sections that passed
+  /// it keep passing while nothing since can have changed them (ShapeLog::sections_to_look_at): the epoch has not
+  /// moved, or only by new nodes, new sections of the border (a [predict] reading the parameter, a move that took a
+  /// branch reading it), old nodes moved under it, nodes and edges taken away (a [forget], a branch replaced), and
+  /// new children of a section's nodes (a [predict] reading one, a move that took a branch reading one: that
+  /// section). Kept by the trace's own state: check_subsampling asks it before each [infer], and each subsampled
+  /// transition before it draws.
   /// `never_stale_only`: the same for check_every_section with never_stale_only (kept apart).
-  size_t sections_to_check(const Trace& trace, BorderReach& reach, bool never_stale_only = false) const;
+  SectionsToLook sections_to_check(const Trace& trace, BorderReach& reach, bool never_stale_only = false) const;
   /// Every node section of `border` has passed check_every_section (Trace::shape_log then watches the epoch).
   void note_sections_checked(Trace& trace, Node* border, bool never_stale_only = false);
   uint64_t sections_examined = 0;  // by check_every_section through this memo, in all (tests, benchmarks)

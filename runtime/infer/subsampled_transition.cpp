@@ -104,25 +104,33 @@ void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool 
   }
 }
 
-size_t check_every_section(Trace& t, BorderReach& reach, size_t last, bool never_stale_only) {
+size_t check_every_section(Trace& t, BorderReach& reach, const SectionsToLook& which, bool never_stale_only) {
   Node* border = reach.border();
-  // Children are appended as they are linked (plates go first): those linked since a look are the last ones.
-  const size_t nodes = border->children.size() - border->plate_children;
-  const size_t first = border->children.size() - std::min(last, nodes);
-  FlatPtrSet<Node> found;  // roots of sections of several roots already checked
-  for (size_t i = first; i < border->children.size(); ++i) {
-    Node* child = border->children[i];
-    if (found.contains(child)) continue;
-    if (SectionChain chain; chain.match(t, reach, child)) continue;
+  FlatPtrSet<Node> seen;  // roots looked at, and those of sections of several roots already checked
+  auto look = [&](Node* child) {
+    if (!seen.insert(child)) return;
+    if (SectionChain chain; chain.match(t, reach, child)) return;
     try {
       SectionGroup g = checked_section(t, reach, child, false);
-      for (Node* r : g.roots) found.insert(r);
+      for (Node* r : g.roots) seen.insert(r);
     } catch (const NotPartitionable& np) {
       if (!never_stale_only || np.never_stale) throw;
     }
-  }
-  return border->children.size() - first;
+  };
+  // Children are appended as they are linked (plates go first): those linked since a look are the last ones.
+  const size_t nodes = border->children.size() - border->plate_children;
+  const size_t first = border->children.size() - std::min(which.last, nodes);
+  for (size_t i = first; i < border->children.size(); ++i) look(border->children[i]);
+  size_t looked = border->children.size() - first;
+  for (Node* root : which.roots)
+    if (root->kind != NodeKind::kPlate && !seen.contains(root)) {
+      look(root);
+      ++looked;
+    }
+  return looked;
 }
+
+size_t check_every_section(Trace& t, BorderReach& reach) { return check_every_section(t, reach, SectionsToLook{}); }
 
 namespace {
 

@@ -31,13 +31,14 @@ struct NotPartitionable {
 /// would be read by every row. Node sections usually share one shape, so one of them is checked here; the others
 /// by check_every_section before an [infer], and as they are visited.
 void check_structure(Trace& t, const Scaffold& global, BorderReach& reach, bool exact);
-/// Checks the node sections of the border rooted at its `last` last children (SIZE_MAX: all of them) as
-/// check_structure checks one (a section left stale must be one that changes no structure and no scope when
-/// repaired: nothing but values read it then). O(N) node sections from 0; [infer] runs it before its first
-/// transition. With `never_stale_only`, only NotPartitionable::never_stale refusals are thrown: a kernel that may fall
-/// back leaves sections with a choice to resample stale, which repairs handle, but not those. Returns how many
-/// sections it looked at.
-size_t check_every_section(Trace& t, BorderReach& reach, size_t last = SIZE_MAX, bool never_stale_only = false);
+/// Checks the node sections of the border that `which` names as check_structure checks one (a section left stale
+/// must be one that changes no structure and no scope when repaired: nothing but values read it then). O(N) node
+/// sections for all of them; [infer] runs it before its first transition. With `never_stale_only`, only
+/// NotPartitionable::never_stale refusals are thrown: a kernel that may fall back leaves sections with a choice to
+/// resample stale, which repairs handle, but not those. Returns how many sections it looked at.
+size_t check_every_section(Trace& t, BorderReach& reach, const SectionsToLook& which, bool never_stale_only = false);
+/// All of them.
+size_t check_every_section(Trace& t, BorderReach& reach);
 
 /// One transition of `choice` (one principal node) through the partitioned scaffold of info.border: Alg. 3, or
 /// with `exact` exact MH through every section in order (partitioned_mh_transition). Throws NotPartitionable and

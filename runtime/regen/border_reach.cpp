@@ -60,4 +60,29 @@ bool BorderReach::follows(Node* x) {
   return found;
 }
 
+bool BorderReach::section_roots(Node* x, std::vector<Node*>& roots, size_t max_nodes) {
+  const size_t had = roots.size();
+  std::vector<Node*> todo{x};
+  FlatPtrSet<Node> seen;
+  seen.insert(x);
+  while (!todo.empty()) {
+    if (seen.size() > max_nodes) {
+      roots.resize(had);
+      return false;
+    }
+    Node* n = todo.back();
+    todo.pop_back();
+    bool root = false;
+    for_each_parent(n, [&](Node* p) {
+      if (p == border_) root = true;
+      else if (p != nullptr && !seen.contains(p) && follows(p)) {
+        seen.insert(p);
+        todo.push_back(p);
+      }
+    });
+    if (root) roots.push_back(n);
+  }
+  return true;
+}
+
 }  // namespace vnt

@@ -4,6 +4,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "runtime/core/flat_ptr_map.hpp"
@@ -22,6 +23,10 @@ class BorderReach {
   /// deep, which is what sections read most (data, procedures, a datum's (vector 1 2)), are answered without
   /// allocating; longer walks are remembered, so each such node's ancestry is walked once per BorderReach.
   bool follows(Node* x);
+  /// The roots of the node sections x is in (x follows the border): the border's children reached walking up from
+  /// x through nodes that follow it, appended to `roots`. False, and `roots` as it was, if the walk passes more than
+  /// `max_nodes` nodes (x reads many sections).
+  bool section_roots(Node* x, std::vector<Node*>& roots, size_t max_nodes);
 
  private:
   Node* border_;

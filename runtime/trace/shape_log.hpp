@@ -85,18 +85,24 @@ class ShapeLog {
   /// no procedure changed (kOther). A directive begins, constants gain and lose children and nodes made since are
   /// linked as it likes. False if the moves were not all logged.
   bool kept_old(uint64_t epoch, uint64_t now, uint64_t made_from, std::span<const uint64_t> borders) const;
+  /// What a look at a border's node sections has to see again (sections_to_look_at).
+  struct Look {
+    size_t last = 0;             // how many of the border's last children
+    std::vector<Node*> touched;  // the sections these old nodes are in (BorderReach::section_roots finds them)
+  };
   /// For a look at the node sections of the border `border` (Node::seq) that found them all passing at `epoch`,
-  /// when every node made before `made_from` was there: how many of the border's last children to look at now, or
-  /// nullopt for all of them. The children linked under the border since (new sections, or old nodes moved there, a
-  /// rejected move's put back: all after the others) are the last ones. Edges to or from a node deleted since went
-  /// with it, and edges from a node not in a section of the border (`in_a_section` says, of a live node; constants,
-  /// and nodes made since, which old ones link only through edges of their own) change none. Edges removed from
-  /// nodes in a section took structure away (a section that lost nodes is refused for nothing it was not refused for
-  /// before), unless made again; one made there, a choice observed or no longer, or a changed procedure (kOther),
-  /// may have changed any section. For a refusal, which only structure gained can change; never for what holds
-  /// nodes of a section (a chain: kept_old).
-  std::optional<size_t> sections_to_look_at(uint64_t epoch, uint64_t now, uint64_t made_from, uint64_t border,
-                                            const std::function<bool(Node*)>& in_a_section) const;
+  /// when every node made before `made_from` was there: which sections to look at now, or nullopt for all of them.
+  /// The children linked under the border since (new sections, or old nodes moved there, a rejected move's put
+  /// back: all after the others) are its last ones. Edges to or from a node deleted since went with it, and edges
+  /// from a node not in a section of the border (`in_a_section` says, of a live node; constants, and nodes made
+  /// since, which old ones link only through edges of their own) change none. Edges removed from nodes in a section
+  /// took structure away (a section that lost nodes is refused for nothing it was not refused for before), unless
+  /// made again. Touched, and alive: a node in a section that gained a child, and a choice observed now and not
+  /// then or the other way (observed and no longer again, as a rejected move's put back does, leaves it as it was);
+  /// they may have changed the sections they are in. A changed procedure (kOther) may have changed any. For a
+  /// refusal, which only structure gained can change; never for what holds nodes of a section (a chain: kept_old).
+  std::optional<Look> sections_to_look_at(uint64_t epoch, uint64_t now, uint64_t made_from, uint64_t border,
+                                          const std::function<bool(Node*)>& in_a_section) const;
 
  private:
   void stop() noexcept {

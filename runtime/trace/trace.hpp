@@ -98,7 +98,7 @@ class Trace {
   uint64_t shape_epoch() const { return shape_epoch_; }
   uint64_t touch_shape() { return move_shape({}); }
   /// touch_shape for the choice c becoming observed, or no longer.
-  void touch_observed(const Node* c) { move_shape({ShapeEvent::Kind::kObserved, false, c->seq, 0}); }
+  void touch_observed(Node* c) { move_shape({ShapeEvent::Kind::kObserved, false, c->seq, 0, c, nullptr}); }
   /// What moved shape_epoch() since the first call to watch it (ShapeLog).
   ShapeLog& shape_log() { return shape_log_; }
   const ShapeLog& shape_log() const { return shape_log_; }
