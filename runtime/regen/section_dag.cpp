@@ -18,6 +18,15 @@
 namespace vnt {
 namespace {
 
+/// Whether `out` applies a compound procedure or an `if`: its value is that of the one family it requested, whatever
+/// its operands (Regen), so in a section it passes that value on, as a lookup passes its source's.
+bool passes_family_value(const OutputNode* out) {
+  const ProcPtr* p = std::get_if<ProcPtr>(&out->op->value);
+  if (p == nullptr || out->esr_parents.size() != 1) return false;
+  const Procedure::Kind k = (*p)->kind();
+  return k == Procedure::Kind::kCompound || k == Procedure::Kind::kBranch;
+}
+
 /// The parents a node of the section reads its value from (not the request of a primitive, which is empty).
 template <class F>
 void for_each_input(Node* n, F&& f) {
@@ -26,8 +35,27 @@ void for_each_input(Node* n, F&& f) {
     return;
   }
   OutputNode* out = as_output(n);
+  if (passes_family_value(out)) {
+    f(out->esr_parents.back());
+    return;
+  }
   f(out->op);
   for (Node* o : out->operands) f(o);
+}
+
+/// Whether `c`, a child of the section's node `n`, takes nothing from n's change: the request of a primitive (always
+/// empty) or of a compound procedure (the family it asks for is the same whatever the operands: can_absorb_change),
+/// and the output of a compound application that has n as an operand (its value is its family's, which reads the
+/// operands through lookups: a `let` binding a value of the section). A procedure that follows the border does not.
+bool takes_no_change(BorderReach& reach, Node* n, Node* c) {
+  if (c->kind != NodeKind::kRequest && c->kind != NodeKind::kOutput) return false;
+  OutputNode* out = c->kind == NodeKind::kRequest ? as_request(c)->output : as_output(c);
+  if (out->op == n) return false;
+  if (c->kind == NodeKind::kRequest && primitive_at(out) != nullptr) return true;
+  const ProcPtr* p = std::get_if<ProcPtr>(&out->op->value);
+  if (p == nullptr || (*p)->kind() != Procedure::Kind::kCompound || reach.follows(out->op)) return false;
+  return c->kind == NodeKind::kRequest ||
+         std::find(out->esr_parents.begin(), out->esr_parents.end(), n) == out->esr_parents.end();
 }
 
 enum class Kind : uint8_t { kOther, kDeterministic, kLeaf };
@@ -112,6 +140,7 @@ SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) {
     if (n->kind == NodeKind::kLookup) return Kind::kDeterministic;
     if (n->kind != NodeKind::kOutput) return Kind::kOther;
     OutputNode* out = as_output(n);
+    if (passes_family_value(out)) return reach.follows(out->op) ? Kind::kOther : Kind::kDeterministic;
     const SpProcedure* p = value_application(trace, reach, out);
     if (p == nullptr) return Kind::kOther;
     if (p->sp().is_random()) return Kind::kLeaf;
@@ -136,11 +165,10 @@ SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) {
       });
       if (kind == Kind::kLeaf) continue;
       for (Node* c : n->children) {
-        if (c->kind == NodeKind::kRequest) {
-          if (primitive_at(as_request(c)->output) == nullptr) return false;
-          continue;
-        }
-        if (c->kind == NodeKind::kPlate || (c->kind == NodeKind::kOutput && as_output(c)->op == n)) return false;
+        if (takes_no_change(reach, n, c)) continue;
+        if (c->kind == NodeKind::kRequest || c->kind == NodeKind::kPlate ||
+            (c->kind == NodeKind::kOutput && as_output(c)->op == n))
+          return false;
         s.meet(c);
       }
       if (s.found.size() > kMaxNodes || roots_.size() > kMaxSectionRoots) return false;
@@ -156,18 +184,19 @@ SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) {
 }
 
 void SectionDag::keep(std::span<Node* const> order, size_t leaves) {
-  size_t operands = 0;
-  for (Node* x : order) operands += x->kind == NodeKind::kLookup ? 1 : as_output(x)->operands.size();
   steps_.reserve(order.size());
-  operands_.reserve(operands);
   for (Node* x : order) {
     const auto first = static_cast<uint32_t>(operands_.size());
+    bool copies = true;
     if (x->kind == NodeKind::kLookup) {
       operands_.push_back(&as_lookup(x)->source->value);
+    } else if (const OutputNode* out = as_output(x); passes_family_value(out)) {
+      operands_.push_back(&out->esr_parents.back()->value);
     } else {
-      for (Node* o : as_output(x)->operands) operands_.push_back(&o->value);
+      copies = false;
+      for (Node* o : out->operands) operands_.push_back(&o->value);
     }
-    steps_.push_back({x, first, static_cast<uint32_t>(operands_.size() - first)});
+    steps_.push_back({x, first, static_cast<uint32_t>(operands_.size() - first), copies});
   }
   first_leaf_ = order.size() - leaves;
 }
@@ -202,7 +231,7 @@ void SectionDag::evaluate() const {
   Rng unused(0);  // deterministic SPs draw nothing
   for (const Step& s : deterministic()) {
     std::span<const Value* const> in = inputs(s);
-    if (s.node->kind == NodeKind::kLookup) {
+    if (s.copies) {
       s.node->value = *in[0];
       continue;
     }

@@ -33,8 +33,10 @@ class SectionDag {
   static constexpr size_t kMaxNodes = 64;
 
   /// The section of `root`, a child of the border, with the other children whose branches meet its own (as
-  /// section_group finds them). It is evaluable if its nodes are lookups and applications of primitive SPs without
-  /// state, ending in random applications that absorb the change, and at most kMaxNodes; otherwise it knows nothing.
+  /// section_group finds them). It is evaluable if its nodes are lookups, applications of primitive SPs without
+  /// state and outputs of compound procedures and `if`s (which pass on their family's value), ending in random
+  /// applications that absorb the change, and at most kMaxNodes; otherwise it knows nothing. The requests and
+  /// outputs of compound procedures it passes values to as operands take nothing from them (a `let`).
   SectionDag(Trace& trace, BorderReach& reach, Node* root);
   /// A section that is not evaluable, with its roots (section_group's), for the general path.
   explicit SectionDag(std::vector<Node*> roots) : roots_(std::move(roots)) {}
@@ -62,13 +64,15 @@ class SectionDag {
   bool changes_procedures(std::vector<Value>::const_iterator saved) const;
 
  private:
-  // A node evaluate() writes (a lookup or a deterministic application) or log_density() scores (a leaf), and
-  // where the values it reads are. An application's operand nodes never change (a new edge is a new node), so
-  // their values' addresses are found once: a visit reads neither the operand lists nor the operand nodes.
+  // A node evaluate() writes (a lookup, a deterministic application, an output passing on its family's value) or
+  // log_density() scores (a leaf), and where the values it reads are. An application's operand nodes never change
+  // (a new edge is a new node), nor its family while the shape stands (a section is kept no longer), so their
+  // values' addresses are found once: a visit reads neither the operand lists nor the operand nodes.
   struct Step {
     Node* node;
     uint32_t first;  // its inputs' values: operands_[first, first + count); a lookup has one, its source's
     uint32_t count;
+    bool copies;  // its value is its one input's: a lookup, or a compound procedure's or an `if`'s output
   };
   std::span<const Step> deterministic() const { return {steps_.data(), first_leaf_}; }
   std::span<const Step> leaves() const { return std::span<const Step>(steps_).subspan(first_leaf_); }

@@ -180,12 +180,15 @@ TEST_CASE("the [infer]s of a program share the section chains their subsampled_m
   CHECK(kernel_chains(e.trace(), "v") != chains);
 }
 
-// Two programs whose local sections are neither plate rows nor chains (section_chain.hpp), so that
-// Transition::visit builds, detaches and regenerates each of them (the general path):
+// Programs whose local sections are neither plate rows nor chains (section_chain.hpp), so that Transition::visit
+// builds, detaches and regenerates each of them (the general path), or evaluates it in place (SectionDag):
 // - the per-index mem of docs/inference.md: the section's root, the lookup of w in the body of the family
-//   (w_at i), passes its value by ESRs to the family's application and from it to both uses of (w_at i) in f;
+//   (w_at i), passes its value by ESRs to the family's application and from it to both uses of (w_at i) in f
+//   (general);
 // - a let over a value of w used twice, ending in a latent random choice z_i (absorbing, and moved by exact mh
-//   between the moves on w): (* w x) feeds the let's request and output and the two lookups of m.
+//   between the moves on w): (* w x) feeds the let's request and output, which take nothing from it, and the two
+//   lookups of m. In place (SectionDag) when m is (* w x), a call of a compound procedure or an `if` (whose outputs
+//   pass on their family's value); general when it is a mem'd procedure's value.
 std::string per_index_mem_program(int n, uint64_t seed) {
   Rng rng(seed);
   std::string p =
@@ -199,11 +202,18 @@ std::string per_index_mem_program(int n, uint64_t seed) {
   return p;
 }
 
-std::string latent_let_program(int n, uint64_t seed) {
+enum class LetOf { kProduct, kCall, kBranch, kMem };
+
+std::string latent_let_program(int n, uint64_t seed, LetOf of) {
   Rng rng(seed);
-  std::string p =
-      "[assume w (scope_include 'w 0 (normal 0 1))]"
-      "[assume z (lambda (x) (let ((m (* w x))) (normal m (exp (* 0.3 m)))))]";
+  const char* value = of == LetOf::kProduct ? "(* w x)"
+                      : of == LetOf::kCall  ? "(mu x)"
+                      : of == LetOf::kBranch ? "(if (> x 0) (* w x) (mu x))"
+                                             : "((mem (lambda (k) (* w x))) 0)";
+  std::string p = fmt::format(
+      "[assume w (scope_include 'w 0 (normal 0 1))] [assume mu (lambda (x) (* w x))]"
+      "[assume z (lambda (x) (let ((m {})) (normal m (exp (* 0.3 m)))))]",
+      value);
   for (int i = 0; i < n; ++i) {
     const double x = rng.normal(), m = 0.8 * x, z = m + std::exp(0.3 * m) * rng.normal();
     p += fmt::format("[observe (normal (z {}) 0.5) {}]", x, z + 0.5 * rng.normal());
@@ -216,11 +226,14 @@ std::string latent_let_program(int n, uint64_t seed) {
 // against, so some decision differs from exact mh's; a section restored wrongly after a reject changes the trace.
 // Exact mh scores the same densities through one whole scaffold (allow_partition = false), so the two engines
 // agree only if the sections' xi - rho add up to the part of exact mh's xi - rho below the border.
-TEST_CASE("with eps = 0, subsampled_mh on sections it must detach and regenerate makes the decisions of exact mh") {
+TEST_CASE("with eps = 0, subsampled_mh on sections that are not chains makes the decisions of exact mh") {
   constexpr int kN = 40, kTransitions = 150;
-  const std::vector<std::string> programs{per_index_mem_program(kN, 7), latent_let_program(kN, 8)};
-  for (const std::string& program : programs) {
-    CAPTURE(program.substr(0, 160));
+  const std::vector<std::pair<std::string, bool>> programs{
+      {per_index_mem_program(kN, 7), false},          {latent_let_program(kN, 8, LetOf::kMem), false},
+      {latent_let_program(kN, 8, LetOf::kProduct), true}, {latent_let_program(kN, 8, LetOf::kCall), true},
+      {latent_let_program(kN, 8, LetOf::kBranch), true}};
+  for (const auto& [program, in_place] : programs) {
+    CAPTURE(program.substr(0, 200));
     Engine exact(6), sub(6);
     test::run(exact, program);
     test::run(sub, program);
@@ -231,7 +244,7 @@ TEST_CASE("with eps = 0, subsampled_mh on sections it must detach and regenerate
     REQUIRE(info.problem.empty());
     REQUIRE(info.border != nullptr);
     CHECK(info.n == kN);
-    // The general path is the one taken: no plate rows, and no child of the border is a chain.
+    // No plate rows, and no child of the border is a chain.
     CHECK(info.border->plate_children == 0);
     BorderReach reach(info.border);
     for (Node* root : info.border->children) CHECK_FALSE(SectionChain().match(sub.trace(), reach, root));
@@ -270,6 +283,52 @@ TEST_CASE("with eps = 0, subsampled_mh on sections it must detach and regenerate
     CHECK(state.stats.exact_transitions == 0);
     CHECK(state.stats.sections_visited == static_cast<uint64_t>(kTransitions) * kN);
     CHECK(test::inconsistent_nodes(sub) == test::inconsistent_nodes(exact));
+    for (Node* root : info.border->children) {
+      const std::shared_ptr<const SectionDag>* section = state.chains().section(root);
+      REQUIRE(section != nullptr);
+      CHECK((*section)->evaluable() == in_place);
+    }
+  }
+}
+
+// The same sections evaluated in place and left stale by approximate moves (eps > 0), under exact moves of the
+// latent z_i, which read them: `lazy` repairs a stale section when it is read, `eager` after every move
+// (refresh_all). A stale section scored as fresh, a value passed on through a let, a call or an `if` from the old w,
+// or one put back wrongly after a rejection, makes the two engines' choices part.
+TEST_CASE("sections through a let, a call or an if, evaluated in place and left stale, are repaired when read") {
+  for (const LetOf of : {LetOf::kProduct, LetOf::kCall, LetOf::kBranch}) {
+    CAPTURE(static_cast<int>(of));
+    const std::string program = latent_let_program(30, 9, of);
+    Engine lazy(4), eager(4);
+    test::run(lazy, program);
+    test::run(eager, program);
+    const SubsampledOptions so = approximate(3, 0.3, 0.15);
+    BlockSpec latent = test::block("default", BlockSpec::Mode::kOne);
+    SubsampledState lazy_state, eager_state;
+    int accepted = 0;
+    for (int i = 0; i < 200; ++i) {
+      CAPTURE(i);
+      const bool a = subsampled_mh_transition(lazy.trace(), w_all(), so, lazy_state);
+      REQUIRE(a == subsampled_mh_transition(eager.trace(), w_all(), so, eager_state));
+      accepted += a;
+      refresh_all(eager.trace());
+      REQUIRE(mh_transition(lazy.trace(), latent, {}) == mh_transition(eager.trace(), latent, {}));
+      refresh_all(eager.trace());
+      const auto& mine = lazy.trace().random_choices().items();
+      const auto& theirs = eager.trace().random_choices().items();
+      REQUIRE(mine.size() == theirs.size());
+      for (size_t k = 0; k < mine.size(); ++k) REQUIRE(values_equal(mine[k]->value, theirs[k]->value));
+    }
+    CHECK(accepted > 20);
+    CHECK(lazy_state.stats.stale_repairs > 0);
+    const BorderInfo info = find_border(select_block(lazy.trace(), w_all()).principals[0]);
+    REQUIRE(info.border != nullptr);
+    for (Node* root : info.border->children) {
+      const std::shared_ptr<const SectionDag>* section = lazy_state.chains().section(root);
+      if (section != nullptr) CHECK((*section)->evaluable());
+    }
+    refresh_all(lazy.trace());
+    CHECK(test::inconsistent_nodes(lazy) == 0);
   }
 }
 
@@ -387,9 +446,11 @@ TEST_CASE("exact mh through the partition keeps its cached sections per trace") 
 
 // A proposal under which a local section fails (sqrt of a negative number) has probability zero. Exact mh's general
 // path rejects it without drawing u; the partitioned path had drawn u first, so the two streams parted at the first
-// such proposal and the decisions after it differed. Sections that are chains and sections that are not.
+// such proposal and the decisions after it differed. Sections that are chains, evaluated in place (a let) and
+// detached and regenerated (a mem'd procedure's value).
 TEST_CASE("a proposal that fails in a local section draws no u: eps = 0 stays in lockstep with exact mh") {
-  const std::vector<std::string> bodies{"(normal (sqrt (- s {})) 1)", "(let ((m (sqrt (- s {})))) (normal m 1))"};
+  const std::vector<std::string> bodies{"(normal (sqrt (- s {})) 1)", "(let ((m (sqrt (- s {})))) (normal m 1))",
+                                        "(normal ((mem (lambda (k) (sqrt (- s {})))) 0) 1)"};
   for (const std::string& body : bodies) {
     CAPTURE(body);
     std::string program = "[assume s (scope_include 'w 0 (normal 2 1))]";
@@ -410,13 +471,14 @@ TEST_CASE("a proposal that fails in a local section draws no u: eps = 0 stays in
   }
 }
 
-// A section that is not a chain and fails under the proposed value (sqrt of a negative w + u) was put back by
+// A section on the general path (a mem'd procedure's value) that fails under the proposed value (sqrt of a
+// negative w + u) was put back by
 // regen_proposal while the border still held the proposed value: its root, the lookup of w, kept that value. Exact
 // mh on u then recomputed (+ w u) from it, so its decisions and the trace parted from exact mh's.
 TEST_CASE("a section that fails under the proposal is put back with the border's old value") {
   std::string program = "[assume w (scope_include 'w 0 (normal 0 1))][assume u (scope_include 'u 0 (normal 2 0.3))]";
   for (int i = 0; i < 10; ++i)
-    program += fmt::format("[observe (let ((m (+ w u))) (normal (sqrt m) 0.5)) {}]", 1.2 + 0.05 * i);
+    program += fmt::format("[observe (normal ((mem (lambda (k) (sqrt (+ w u)))) 0) 0.5) {}]", 1.2 + 0.05 * i);
   Engine exact(3), sub(3);
   test::run(exact, program);
   test::run(sub, program);
@@ -462,12 +524,13 @@ std::pair<int, int> failing_transitions(Engine& e, const SubsampledOptions& so, 
 
 // The same when the section fails with an error that stops the [infer] (a vector where normal needs a number, for w
 // above 50): the failed transition must leave the trace as it was. The section is one the general path detaches
-// and regenerates (a let), or one evaluated in place (it reads w twice), whose values written before the error
+// and regenerates (a mem'd procedure's value), or one evaluated in place (it reads w twice), whose values written
+// before the error
 // must be put back. With eps > 0 it is often stale when it fails: repaired first, then put back stale.
 TEST_CASE("a transition that fails in a section that is not a chain leaves the trace as it was") {
   for (const double eps : {0.0, 0.2})
   for (const std::string datum :
-       {"(let ((m (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))))) (normal m 1))",
+       {"(normal ((mem (lambda (k) (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))))) 0) 1)",
         "(normal (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))) (exp (* 0 w)))"}) {
   CAPTURE(eps);
   CAPTURE(datum);
@@ -808,15 +871,17 @@ TEST_CASE("scaffolds that break the preconditions give a clear error, or exact m
 // through values computed from w. Their branches are one local section with several roots, each carrying an
 // equal share of its l_i, so the sum over all children is the exact acceptance ratio: subsampled_mh at eps 0 and
 // exact mh through the partition decide as exact mh on the whole scaffold, in lockstep.
-// Sections of primitive applications are evaluated in place (SectionDag); the last model applies a compound
-// procedure inside the section, which takes the general scaffold path.
+// Sections of primitive applications are evaluated in place (SectionDag), as is one that applies a compound
+// procedure inside the section (its output passes on its family's value); the last model takes a mem'd procedure's
+// value, which takes the general scaffold path.
 TEST_CASE("sections whose reads of the parameter meet are one section with several roots, exact at eps 0") {
   const std::vector<std::tuple<std::string, std::string, bool>> models{
       {"(normal 0 1)", "(normal (* w x) (exp w))", true},
       {"(normal 0 1)", "(normal (+ (* 1 w) (* w x)) 1)", true},
       {"(normal 0 1)", "(normal (* w x) (+ 1 (* (* w w) 0.1)))", true},
       {"(multivariate_normal (vector 0 0) (id_matrix 2))", "(normal (+ (lookup w 0) (* (lookup w 1) x)) 1)", true},
-      {"(normal 0 1)", "(normal ((lambda (v) (* v x)) w) (exp w))", false}};
+      {"(normal 0 1)", "(normal ((lambda (v) (* v x)) w) (exp w))", true},
+      {"(normal 0 1)", "(normal ((mem (lambda (k) (* w x))) 0) (exp w))", false}};
   for (const auto& [prior, body, in_place] : models) {
     CAPTURE(body);
     std::string program =
@@ -1533,7 +1598,7 @@ TEST_CASE("a failing transition puts a stale section's choice back in the block 
   std::string program = "[assume w (scope_include 'w 0 (normal 0 30))]";
   for (int i = 0; i < 12; ++i) program += fmt::format("[observe (normal w 30) {}]", 0.1 * i);
   for (int i = 0; i < 4; ++i) program += "[predict (scope_include 'q (round (* 0.1 w)) (normal 0 1))]";
-  program += "[observe (let ((m (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))))) (normal m 1)) 1]";
+  program += "[observe (normal ((mem (lambda (k) (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))))) 0) 1) 1]";
   Engine e(2);
   test::run(e, program);
   MhOptions exact;
@@ -1641,12 +1706,13 @@ TEST_CASE("two subsampled kernels whose sections evaluated in place read each ot
 
 // A transition that fails with a type error (the last datum, a chain, for |w| > 31.6) after visiting sections,
 // often stale ones (eps > 0): their values, stale ones included, are put back as they were. The sections are
-// evaluated in place, or (a let) detached and regenerated by the general path, which repairs a stale one first.
+// evaluated in place, or (a mem'd procedure's value) detached and regenerated by the general path, which repairs a
+// stale one first.
 TEST_CASE("a transition failing after visiting sections puts back their values, stale ones too") {
   for (const bool in_place : {true, false}) {
   CAPTURE(in_place);
   const char* datum = in_place ? "[observe (normal (+ (* 0.0001 (* w w)) (* w {})) (+ 30 (* 0 w))) {}]"
-                               : "[observe (let ((m (+ (* 0.0001 (* w w)) (* w {})))) (normal m 30)) {}]";
+                               : "[observe (normal ((mem (lambda (k) (+ (* 0.0001 (* w w)) (* w {})))) 0) 30) {}]";
   std::string program = "[assume w (scope_include 'w 0 (normal 0 30))]";
   for (int i = 0; i < 30; ++i) program += fmt::format(fmt::runtime(datum), 0.01 * i, 0.2 * i);
   program += "[observe (normal (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.0005 (* w w))))) 1) 1]";
