@@ -69,7 +69,13 @@ bool constant_only(Node* x, int depth) {
 
 bool SectionChain::match(Trace& trace, BorderReach& reach, Node* root) {
   Node* border = reach.border();
-  if (root->kind != NodeKind::kLookup || as_lookup(root)->source != border) return false;
+  // The root passes the border's value on: a lookup of it, or an application whose family it is (the mem'd
+  // (w (z i)) of a mixture whose component's weight w(k) is the border).
+  const bool passes = root->kind == NodeKind::kLookup
+                          ? as_lookup(root)->source == border
+                          : root->kind == NodeKind::kOutput && passes_family_value(as_output(root)) &&
+                                as_output(root)->esr_parents[0] == border && !reach.follows(as_output(root)->op);
+  if (!passes) return false;
   root_ = root;
   n_ = 0;
   inputs_ = Inputs::kUnknown;

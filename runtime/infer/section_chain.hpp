@@ -1,6 +1,7 @@
-// The common shape of a local section, evaluated without touching the trace: a lookup of the border, then
-// deterministic primitive applications, each using the previous value once, ending in one random primitive
-// application that absorbs the change (e.g. w -> (linear_logistic w x_i) -> (bernoulli p) observed at y_i).
+// The common shape of a local section, evaluated without touching the trace: a node passing on the border's value
+// (a lookup of it, or a mem'd call whose family it is), then deterministic primitive applications, each using the
+// previous value once, ending in one random primitive application that absorbs the change (e.g. w ->
+// (linear_logistic w x_i) -> (bernoulli p) observed at y_i).
 // Its l_i is computed from values alone; an accepted move writes the new values back, a rejected one has
 // nothing to undo. Sections of any other shape take the general scaffold path.
 // SPDX-License-Identifier: Apache-2.0

@@ -92,6 +92,9 @@ class SubsampledState {
   /// not draw one leaves it so, and one that draws it meets it there. The tests of the repairs of such sections and
   /// of what a transition undoes when it meets one make them so: no kernel can otherwise.
   bool unchecked_for_tests = false;
+  /// Scores every node section by the general path (a scaffold detached and regenerated), chains and sections that
+  /// would be evaluated in place too: tests hold that path in lockstep with exact mh on the same simple shapes.
+  bool general_path_for_tests = false;
   /// Filled and emptied by each transition, kept allocated across them (growing them anew at every transition
   /// moved each value about once more): the new values of section chains, the old values of sections evaluated
   /// in place.

@@ -432,14 +432,15 @@ double Transition::visit(Node* root) {
     ++st_.stats.sections_visited;
     return *share;
   }
-  const SectionChain* chain = st_.chains().find(root);
+  const bool general = st_.general_path_for_tests;
+  const SectionChain* chain = general ? nullptr : st_.chains().find(root);
   SectionChain matched;
   const bool found = chain != nullptr;
   std::shared_ptr<const SectionDag> dag;  // the section of a root that is not a chain, found before
   if (!found) {
-    if (const auto* known = st_.chains().section(root))
+    if (const auto* known = st_.chains().section(root); known != nullptr && !(general && (*known)->evaluable()))
       dag = *known;
-    else if (matched.match(t_, reach_, root))
+    else if (!general && matched.match(t_, reach_, root))
       chain = &matched;
   }
   if (chain != nullptr) {
@@ -456,8 +457,8 @@ double Transition::visit(Node* root) {
   }
   std::optional<SectionGroup> group;
   if (dag == nullptr) {
-    auto section = std::make_shared<const SectionDag>(t_, reach_, root);
-    if (!section->evaluable()) {  // its roots are kept: later visits build its scaffold without searching them
+    auto section = general ? nullptr : std::make_shared<const SectionDag>(t_, reach_, root);
+    if (!section || !section->evaluable()) {  // its roots are kept: later visits build the scaffold without a search
       group = checked_section(t_, reach_, root, exact_);
       section = std::make_shared<const SectionDag>(group->roots);
     }

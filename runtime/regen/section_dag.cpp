@@ -18,15 +18,6 @@
 namespace vnt {
 namespace {
 
-/// Whether `out` applies a compound procedure or an `if`: its value is that of the one family it requested, whatever
-/// its operands (Regen), so in a section it passes that value on, as a lookup passes its source's.
-bool passes_family_value(const OutputNode* out) {
-  const ProcPtr* p = std::get_if<ProcPtr>(&out->op->value);
-  if (p == nullptr || out->esr_parents.size() != 1) return false;
-  const Procedure::Kind k = (*p)->kind();
-  return k == Procedure::Kind::kCompound || k == Procedure::Kind::kBranch;
-}
-
 /// The parents a node of the section reads its value from (not the request of a primitive, which is empty).
 template <class F>
 void for_each_input(Node* n, F&& f) {

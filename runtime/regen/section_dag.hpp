@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "runtime/trace/node.hpp"
 #include "runtime/value/value.hpp"
 
 namespace vnt {
@@ -27,6 +28,16 @@ struct FreshWatch;
 /// computed from it would be another section's node, applied as it is); nullptr otherwise.
 const SpProcedure* value_application(Trace& trace, BorderReach& reach, const OutputNode* out);
 
+/// Whether `out` applies a compound procedure, an `if` or a mem'd procedure: its value is that of the one family it
+/// requested, whatever its operands (Regen), so in a section it passes that value on, as a lookup passes its
+/// source's (a mem'd `(w (z i))` whose family is the border, a call of a `lambda`).
+inline bool passes_family_value(const OutputNode* out) {
+  const ProcPtr* p = std::get_if<ProcPtr>(&out->op->value);
+  if (p == nullptr || out->esr_parents.size() != 1) return false;
+  const Procedure::Kind k = (*p)->kind();
+  return k == Procedure::Kind::kCompound || k == Procedure::Kind::kBranch || k == Procedure::Kind::kMem;
+}
+
 class SectionDag {
  public:
   /// At most this many nodes (deterministic and absorbing): larger sections take the general path.
@@ -34,7 +45,7 @@ class SectionDag {
 
   /// The section of `root`, a child of the border, with the other children whose branches meet its own (as
   /// section_group finds them). It is evaluable if its nodes are lookups, applications of primitive SPs without
-  /// state and outputs of compound procedures and `if`s (which pass on their family's value), ending in random
+  /// state and outputs that pass on their family's value (passes_family_value), ending in random
   /// applications that absorb the change, and at most kMaxNodes; otherwise it knows nothing. The requests and
   /// outputs of compound procedures it passes values to as operands take nothing from them (a `let`).
   SectionDag(Trace& trace, BorderReach& reach, Node* root);
@@ -72,7 +83,7 @@ class SectionDag {
     Node* node;
     uint32_t first;  // its inputs' values: operands_[first, first + count); a lookup has one, its source's
     uint32_t count;
-    bool copies;  // its value is its one input's: a lookup, or a compound procedure's or an `if`'s output
+    bool copies;  // its value is its one input's: a lookup, or an output that passes_family_value
   };
   std::span<const Step> deterministic() const { return {steps_.data(), first_leaf_}; }
   std::span<const Step> leaves() const { return std::span<const Step>(steps_).subspan(first_leaf_); }

@@ -181,14 +181,14 @@ TEST_CASE("the [infer]s of a program share the section chains their subsampled_m
 }
 
 // Programs whose local sections are neither plate rows nor chains (section_chain.hpp), so that Transition::visit
-// builds, detaches and regenerates each of them (the general path), or evaluates it in place (SectionDag):
+// evaluates each of them in place (SectionDag), or, with SubsampledState::general_path_for_tests, builds, detaches
+// and regenerates it (the general path, which sections of other shapes take):
 // - the per-index mem of docs/inference.md: the section's root, the lookup of w in the body of the family
-//   (w_at i), passes its value by ESRs to the family's application and from it to both uses of (w_at i) in f
-//   (general);
+//   (w_at i), passes its value by ESRs to the family's application and from it to both uses of (w_at i) in f;
 // - a let over a value of w used twice, ending in a latent random choice z_i (absorbing, and moved by exact mh
 //   between the moves on w): (* w x) feeds the let's request and output, which take nothing from it, and the two
-//   lookups of m. In place (SectionDag) when m is (* w x), a call of a compound procedure or an `if` (whose outputs
-//   pass on their family's value); general when it is a mem'd procedure's value.
+//   lookups of m; m is (* w x), or passed on by the output of a call of a compound procedure, of an `if` or of a
+//   mem'd procedure.
 std::string per_index_mem_program(int n, uint64_t seed) {
   Rng rng(seed);
   std::string p =
@@ -226,14 +226,17 @@ std::string latent_let_program(int n, uint64_t seed, LetOf of) {
 // against, so some decision differs from exact mh's; a section restored wrongly after a reject changes the trace.
 // Exact mh scores the same densities through one whole scaffold (allow_partition = false), so the two engines
 // agree only if the sections' xi - rho add up to the part of exact mh's xi - rho below the border.
-TEST_CASE("with eps = 0, subsampled_mh on sections that are not chains makes the decisions of exact mh") {
+TEST_CASE("with eps = 0, subsampled_mh on sections that are not chains makes the decisions of exact mh, in place "
+          "and on the general path") {
   constexpr int kN = 40, kTransitions = 150;
-  const std::vector<std::pair<std::string, bool>> programs{
-      {per_index_mem_program(kN, 7), false},          {latent_let_program(kN, 8, LetOf::kMem), false},
-      {latent_let_program(kN, 8, LetOf::kProduct), true}, {latent_let_program(kN, 8, LetOf::kCall), true},
-      {latent_let_program(kN, 8, LetOf::kBranch), true}};
-  for (const auto& [program, in_place] : programs) {
+  const std::vector<std::string> programs{
+      per_index_mem_program(kN, 7), latent_let_program(kN, 8, LetOf::kProduct),
+      latent_let_program(kN, 8, LetOf::kCall), latent_let_program(kN, 8, LetOf::kBranch),
+      latent_let_program(kN, 8, LetOf::kMem)};
+  for (const std::string& program : programs)
+  for (const bool in_place : {true, false}) {
     CAPTURE(program.substr(0, 200));
+    CAPTURE(in_place);
     Engine exact(6), sub(6);
     test::run(exact, program);
     test::run(sub, program);
@@ -254,6 +257,7 @@ TEST_CASE("with eps = 0, subsampled_mh on sections that are not chains makes the
     so.epsilon = 0;
     so.drift_sigma = 0.15;
     SubsampledState state;
+    state.general_path_for_tests = !in_place;
     exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
     MhOptions mo;
     mo.drift_sigma = 0.15;
@@ -446,17 +450,19 @@ TEST_CASE("exact mh through the partition keeps its cached sections per trace") 
 
 // A proposal under which a local section fails (sqrt of a negative number) has probability zero. Exact mh's general
 // path rejects it without drawing u; the partitioned path had drawn u first, so the two streams parted at the first
-// such proposal and the decisions after it differed. Sections that are chains, evaluated in place (a let) and
-// detached and regenerated (a mem'd procedure's value).
+// such proposal and the decisions after it differed. Sections that are chains, evaluated in place (a let), and the
+// same detached and regenerated (general_path_for_tests).
 TEST_CASE("a proposal that fails in a local section draws no u: eps = 0 stays in lockstep with exact mh") {
-  const std::vector<std::string> bodies{"(normal (sqrt (- s {})) 1)", "(let ((m (sqrt (- s {})))) (normal m 1))",
-                                        "(normal ((mem (lambda (k) (sqrt (- s {})))) 0) 1)"};
-  for (const std::string& body : bodies) {
+  const std::vector<std::string> bodies{"(normal (sqrt (- s {})) 1)", "(let ((m (sqrt (- s {})))) (normal m 1))"};
+  for (const std::string& body : bodies)
+  for (const bool in_place : {true, false}) {
     CAPTURE(body);
+    CAPTURE(in_place);
     std::string program = "[assume s (scope_include 'w 0 (normal 2 1))]";
     for (int i = 0; i < 10; ++i)
       program += fmt::format("[observe {} {}]", fmt::format(fmt::runtime(body), 0.1 * i), 0.3 * (i % 3));
     test::ThreeWay t(3, program);
+    t.state.general_path_for_tests = !in_place;
     const test::Lockstep o(3, 0.5);
     int accepted = 0;
     for (int i = 0; i < 200; ++i) {
@@ -471,14 +477,14 @@ TEST_CASE("a proposal that fails in a local section draws no u: eps = 0 stays in
   }
 }
 
-// A section on the general path (a mem'd procedure's value) that fails under the proposed value (sqrt of a
-// negative w + u) was put back by
-// regen_proposal while the border still held the proposed value: its root, the lookup of w, kept that value. Exact
-// mh on u then recomputed (+ w u) from it, so its decisions and the trace parted from exact mh's.
+// A section on the general path (general_path_for_tests) that fails under the proposed value (sqrt of a negative
+// w + u) was put back by regen_proposal while the border still held the proposed value: its root, the lookup of w,
+// kept that value. Exact mh on u then recomputed (+ w u) from it, so its decisions and the trace parted from exact
+// mh's.
 TEST_CASE("a section that fails under the proposal is put back with the border's old value") {
   std::string program = "[assume w (scope_include 'w 0 (normal 0 1))][assume u (scope_include 'u 0 (normal 2 0.3))]";
   for (int i = 0; i < 10; ++i)
-    program += fmt::format("[observe (normal ((mem (lambda (k) (sqrt (+ w u)))) 0) 0.5) {}]", 1.2 + 0.05 * i);
+    program += fmt::format("[observe (let ((m (+ w u))) (normal (sqrt m) 0.5)) {}]", 1.2 + 0.05 * i);
   Engine exact(3), sub(3);
   test::run(exact, program);
   test::run(sub, program);
@@ -487,6 +493,7 @@ TEST_CASE("a section that fails under the proposal is put back with the border's
   other.drift_sigma = 0.2;
   const BlockSpec u = test::block("u", BlockSpec::Mode::kAll);
   SubsampledState state;
+  state.general_path_for_tests = true;
   exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
   int accepted = 0;
   for (int i = 0; i < 200; ++i) {
@@ -523,23 +530,23 @@ std::pair<int, int> failing_transitions(Engine& e, const SubsampledOptions& so, 
 }
 
 // The same when the section fails with an error that stops the [infer] (a vector where normal needs a number, for w
-// above 50): the failed transition must leave the trace as it was. The section is one the general path detaches
-// and regenerates (a mem'd procedure's value), or one evaluated in place (it reads w twice), whose values written
-// before the error
-// must be put back. With eps > 0 it is often stale when it fails: repaired first, then put back stale.
+// above 50): the failed transition must leave the trace as it was. The section is one evaluated in place (it reads w
+// twice), whose values written before the error must be put back, or the same detached and regenerated by the
+// general path (general_path_for_tests). With eps > 0 it is often stale when it fails: repaired first, then put
+// back stale.
 TEST_CASE("a transition that fails in a section that is not a chain leaves the trace as it was") {
   for (const double eps : {0.0, 0.2})
-  for (const std::string datum :
-       {"(normal ((mem (lambda (k) (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))))) 0) 1)",
-        "(normal (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))) (exp (* 0 w)))"}) {
+  for (const bool in_place : {true, false}) {
+  const std::string datum = "(normal (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))) (exp (* 0 w)))";
   CAPTURE(eps);
-  CAPTURE(datum);
+  CAPTURE(in_place);
   std::string program = "[assume w (scope_include 'w 0 (normal 0 30))]";
   for (int i = 0; i < 12; ++i) program += fmt::format("[observe (normal w 30) {}]", 0.1 * i);
   program += fmt::format("[observe {} 1]", datum);
   Engine e(2);
   test::run(e, program);
   SubsampledState state;
+  state.general_path_for_tests = !in_place;
   const auto [failed, failed_stale] = failing_transitions(e, approximate(4, eps, 40), state, 100);
   CHECK(failed > 0);
   CHECK((failed_stale > 0) == (eps > 0));
@@ -872,22 +879,25 @@ TEST_CASE("scaffolds that break the preconditions give a clear error, or exact m
 // equal share of its l_i, so the sum over all children is the exact acceptance ratio: subsampled_mh at eps 0 and
 // exact mh through the partition decide as exact mh on the whole scaffold, in lockstep.
 // Sections of primitive applications are evaluated in place (SectionDag), as is one that applies a compound
-// procedure inside the section (its output passes on its family's value); the last model takes a mem'd procedure's
-// value, which takes the general scaffold path.
+// procedure inside the section, or takes a mem'd procedure's value (their outputs pass on their family's value).
+// Each model runs again with every section on the general path (general_path_for_tests).
 TEST_CASE("sections whose reads of the parameter meet are one section with several roots, exact at eps 0") {
-  const std::vector<std::tuple<std::string, std::string, bool>> models{
-      {"(normal 0 1)", "(normal (* w x) (exp w))", true},
-      {"(normal 0 1)", "(normal (+ (* 1 w) (* w x)) 1)", true},
-      {"(normal 0 1)", "(normal (* w x) (+ 1 (* (* w w) 0.1)))", true},
-      {"(multivariate_normal (vector 0 0) (id_matrix 2))", "(normal (+ (lookup w 0) (* (lookup w 1) x)) 1)", true},
-      {"(normal 0 1)", "(normal ((lambda (v) (* v x)) w) (exp w))", true},
-      {"(normal 0 1)", "(normal ((mem (lambda (k) (* w x))) 0) (exp w))", false}};
-  for (const auto& [prior, body, in_place] : models) {
+  const std::vector<std::pair<std::string, std::string>> models{
+      {"(normal 0 1)", "(normal (* w x) (exp w))"},
+      {"(normal 0 1)", "(normal (+ (* 1 w) (* w x)) 1)"},
+      {"(normal 0 1)", "(normal (* w x) (+ 1 (* (* w w) 0.1)))"},
+      {"(multivariate_normal (vector 0 0) (id_matrix 2))", "(normal (+ (lookup w 0) (* (lookup w 1) x)) 1)"},
+      {"(normal 0 1)", "(normal ((lambda (v) (* v x)) w) (exp w))"},
+      {"(normal 0 1)", "(normal ((mem (lambda (k) (* w x))) 0) (exp w))"}};
+  for (const auto& [prior, body] : models)
+  for (const bool in_place : {true, false}) {
     CAPTURE(body);
+    CAPTURE(in_place);
     std::string program =
         fmt::format("[assume w (scope_include 'w 0 {})][assume f (lambda (x) {})]", prior, body);
     for (int i = 0; i < 12; ++i) program += fmt::format("[observe (f {}) {}]", 0.5 + 0.25 * i, 0.3 * i);
     test::ThreeWay t(5, program);
+    t.state.general_path_for_tests = !in_place;
     const test::Lockstep o(5, 0.1);
     int accepted = 0;
     for (int i = 0; i < 300; ++i) {
@@ -1598,7 +1608,7 @@ TEST_CASE("a failing transition puts a stale section's choice back in the block 
   std::string program = "[assume w (scope_include 'w 0 (normal 0 30))]";
   for (int i = 0; i < 12; ++i) program += fmt::format("[observe (normal w 30) {}]", 0.1 * i);
   for (int i = 0; i < 4; ++i) program += "[predict (scope_include 'q (round (* 0.1 w)) (normal 0 1))]";
-  program += "[observe (normal ((mem (lambda (k) (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))))) 0) 1) 1]";
+  program += "[observe (let ((m (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.01 w)))))) (normal m 1)) 1]";
   Engine e(2);
   test::run(e, program);
   MhOptions exact;
@@ -1706,19 +1716,20 @@ TEST_CASE("two subsampled kernels whose sections evaluated in place read each ot
 
 // A transition that fails with a type error (the last datum, a chain, for |w| > 31.6) after visiting sections,
 // often stale ones (eps > 0): their values, stale ones included, are put back as they were. The sections are
-// evaluated in place, or (a mem'd procedure's value) detached and regenerated by the general path, which repairs a
+// evaluated in place, or (general_path_for_tests) detached and regenerated by the general path, which repairs a
 // stale one first.
 TEST_CASE("a transition failing after visiting sections puts back their values, stale ones too") {
   for (const bool in_place : {true, false}) {
   CAPTURE(in_place);
   const char* datum = in_place ? "[observe (normal (+ (* 0.0001 (* w w)) (* w {})) (+ 30 (* 0 w))) {}]"
-                               : "[observe (normal ((mem (lambda (k) (+ (* 0.0001 (* w w)) (* w {})))) 0) 30) {}]";
+                               : "[observe (let ((m (+ (* 0.0001 (* w w)) (* w {})))) (normal m 30)) {}]";
   std::string program = "[assume w (scope_include 'w 0 (normal 0 30))]";
   for (int i = 0; i < 30; ++i) program += fmt::format(fmt::runtime(datum), 0.01 * i, 0.2 * i);
   program += "[observe (normal (lookup (list 1 (vector 1 2)) (floor (+ 0.5 (* 0.0005 (* w w))))) 1) 1]";
   Engine e(4);
   test::run(e, program);
   SubsampledState state;
+  state.general_path_for_tests = !in_place;
   CHECK(failing_transitions(e, approximate(4, 0.2, 40), state, 300).second > 0);
   const BorderInfo info = find_border(select_block(e.trace(), w_all()).principals[0]);
   REQUIRE(info.border != nullptr);

@@ -466,15 +466,18 @@ size_t experts_in_use(Engine& e) {
 TEST_CASE("experts with resampled assignments: at eps = 0 subsampled_mh on each w(k) decides as exact mh") {
   constexpr int kCycles = 300;
   const std::string program = experts_program();
+  for (const bool chains : {true, false}) {
+  CAPTURE(chains);
   Engine exact(13), sub(13);
   test::run(exact, program);
   test::run(sub, program);
-  // The sections take the general path: no plate rows, and no child of a border is a chain.
+  // No plate rows, and every child of a border is a chain: the mem'd (w (z i)) passes on its family's value, the
+  // border's, to the linear_logistic (section_chain.hpp).
   for (const BorderInfo& b : expert_borders(sub)) {
     REQUIRE(b.border != nullptr);
     CHECK(b.border->plate_children == 0);
     BorderReach reach(b.border);
-    for (Node* root : b.border->children) CHECK_FALSE(SectionChain().match(sub.trace(), reach, root));
+    for (Node* root : b.border->children) CHECK(SectionChain().match(sub.trace(), reach, root));
   }
   SubsampledOptions so;
   so.batch = 4;
@@ -484,6 +487,7 @@ TEST_CASE("experts with resampled assignments: at eps = 0 subsampled_mh on each 
   mo.drift_sigma = 0.4;
   mo.allow_partition = false;
   std::vector<SubsampledState> states(kExperts);
+  for (SubsampledState& s : states) s.general_path_for_tests = !chains;  // the same, by the general path
   const BlockSpec assignment = block("z", BlockSpec::Mode::kOne, "mh");
   int w_accepts = 0, z_accepts = 0, size_changes = 0, dropped = 0, created = 0;
   std::vector<size_t> sizes = expert_sizes(sub);
@@ -532,6 +536,7 @@ TEST_CASE("experts with resampled assignments: at eps = 0 subsampled_mh on each 
   CHECK(scored > kCycles * kPoints * 3 / 4);
   CHECK(sub.trace().stale_borders().empty());
   CHECK(test::inconsistent_nodes(sub) == test::inconsistent_nodes(exact));
+  }
 }
 
 // Proven: with eps > 0 (stale sections left behind by most accepted moves), moving a point to another expert
