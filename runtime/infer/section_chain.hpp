@@ -63,6 +63,13 @@ class SectionChain {
 
   Node* root() const { return root_; }
   size_t links() const { return n_; }
+  /// Calls f on each node of the chain: the root, the links, the leaf.
+  template <class F>
+  void for_each_node(F&& f) const {
+    f(root_);
+    for (size_t i = 0; i < n_; ++i) f(link_[i]);
+    f(leaf_);
+  }
 
  private:
   Node* root_ = nullptr;

@@ -463,7 +463,7 @@ double Transition::visit(Node* root) {
       section = std::make_shared<const SectionDag>(group->roots);
     }
     // Not a section with brush (exact mh only): its regen replaces the roots that are in the brush.
-    if (!group || group->scaffold.brush.empty()) st_.chains().put_section(section);
+    if (!group || group->scaffold.brush.empty()) st_.chains().put_section(section, group ? &group->scaffold : nullptr);
     dag = std::move(section);
   }
   if (dag->evaluable()) {

@@ -54,6 +54,12 @@ class SectionDag {
 
   bool evaluable() const { return first_leaf_ < steps_.size(); }
   const std::vector<Node*>& roots() const { return roots_; }
+  /// Calls f on each node of the section it knows: its roots, and the nodes it evaluates and scores.
+  template <class F>
+  void for_each_node(F&& f) const {
+    for (Node* r : roots_) f(r);
+    for (const Step& s : steps_) f(s.node);
+  }
 
   /// Repairs what the section reads besides the border and its own nodes (operands fed by other borders' stale
   /// sections), including the procedures it applies; `watch`, kept with the section, notes what can be stale. A
