@@ -69,7 +69,6 @@ class ChainCache {
     holder = root;
   }
 
-
   struct Entry {
     uint64_t window = 0;  // entries of older windows are invalid: forgetting is O(1), an entry is overwritten
     SectionChain chain;

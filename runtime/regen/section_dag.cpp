@@ -175,7 +175,11 @@ SectionDag::SectionDag(Trace& trace, BorderReach& reach, Node* root) {
 }
 
 void SectionDag::keep(std::span<Node* const> order, size_t leaves) {
+  size_t operands = 0;
+  for (Node* x : order)
+    operands += x->kind == NodeKind::kLookup || passes_family_value(as_output(x)) ? 1 : as_output(x)->operands.size();
   steps_.reserve(order.size());
+  operands_.reserve(operands);
   for (Node* x : order) {
     const auto first = static_cast<uint32_t>(operands_.size());
     bool copies = true;
