@@ -1,9 +1,11 @@
 // ChainCache: chains stay trusted across a kernel's own transitions and are forgotten once anything else has
 // moved the trace's shape epoch in a way that can change them (another kernel's transition moves it only if it
-// changed a procedure; a directive that only adds nodes changes none), or when the cache is used on another trace.
+// changed a procedure; a directive that only adds nodes changes none; a logged edge forgets only the entries holding
+// its nodes), or when the cache is used on another trace.
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -13,6 +15,11 @@
 
 namespace vnt::chain_cache_tests {
 namespace {
+
+/// The nodes of the first three directives of `e`.
+std::array<Node*, 3> first_three(Engine& e) {
+  return {e.directives()[0].root, e.directives()[1].root, e.directives()[2].root};
+}
 
 TEST_CASE("a chain cache trusts its own transitions only") {
   Engine a(1), b(1);
@@ -77,9 +84,7 @@ TEST_CASE("a chain cache trusts its own transitions only") {
 TEST_CASE("a chain cache also remembers the sections that are not chains, by each of their roots") {
   Engine a(1);
   test::run(a, "[assume x (normal 0 1)] [assume y (normal 0 1)] [assume z (normal 0 1)]");
-  Node* x = a.directives()[0].root;
-  Node* y = a.directives()[1].root;
-  Node* z = a.directives()[2].root;
+  const auto [x, y, z] = first_three(a);
   ChainCache cache;
   cache.begin(a.trace(), x);
   CHECK(cache.section(y) == nullptr);
@@ -94,6 +99,39 @@ TEST_CASE("a chain cache also remembers the sections that are not chains, by eac
   CHECK(cache.section(y) == nullptr);
   cache.put(x, SectionChain{});
   CHECK(cache.find(x) != nullptr);
+  cache.end(a.trace(), false);
+}
+
+// A move that links or unlinks a node of a cached entry forgets that entry only (ChainCache::forget_touched); one
+// that changes a procedure (kOther) forgets them all.
+TEST_CASE("a chain cache forgets only the entries holding a node a move linked or unlinked") {
+  Engine a(1);
+  test::run(a, "[assume w (normal 0 1)] [assume p (* w 2)] [assume q (* w 3)]");
+  const auto [border, p, q] = first_three(a);
+  ChainCache cache;
+  cache.begin(a.trace(), border);
+  cache.put(p, SectionChain{});
+  cache.put(q, SectionChain{});
+  cache.end(a.trace(), false);
+
+  test::run(a, "r: [predict (+ p 1)]");  // an edge from p to a new node: p's entry may have changed, q's not
+  cache.begin(a.trace(), border);
+  CHECK(cache.find(p) == nullptr);
+  CHECK(cache.find(q) != nullptr);
+  cache.put(p, SectionChain{});
+  cache.end(a.trace(), false);
+
+  test::run(a, "[forget r]");  // the edge removed again
+  cache.begin(a.trace(), border);
+  CHECK(cache.find(p) == nullptr);
+  CHECK(cache.find(q) != nullptr);
+  cache.put(p, SectionChain{});
+  cache.end(a.trace(), false);
+
+  a.trace().touch_shape();  // not logged as an edge: every entry may have changed
+  cache.begin(a.trace(), border);
+  CHECK(cache.find(p) == nullptr);
+  CHECK(cache.find(q) == nullptr);
   cache.end(a.trace(), false);
 }
 
