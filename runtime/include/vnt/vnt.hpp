@@ -12,10 +12,30 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
 namespace vnt {
+
+namespace detail {
+template <class T>
+inline constexpr bool is_character = std::is_same_v<T, char> || std::is_same_v<T, wchar_t> ||
+                                     std::is_same_v<T, char16_t> || std::is_same_v<T, char32_t>
+#if defined(__cpp_char8_t)
+                                     || std::is_same_v<T, char8_t>
+#endif
+    ;
+
+/// An Eigen expression evaluated into a VectorXd (one column or one row at compile time: X.row(i) is a data row)
+/// or else a MatrixXd.
+template <class Derived>
+auto dense(const Eigen::MatrixBase<Derived>& m) {
+  if constexpr (Derived::ColsAtCompileTime == 1) return Eigen::VectorXd(m.template cast<double>());
+  else if constexpr (Derived::RowsAtCompileTime == 1) return Eigen::VectorXd(m.transpose().template cast<double>());
+  else return Eigen::MatrixXd(m.template cast<double>());
+}
+}  // namespace detail
 
 /// A value crossing the API: nothing, a boolean, a number, text (strings, symbols and anything else, printed),
 /// a vector or a matrix.
@@ -27,13 +47,27 @@ struct Datum {
   Datum() = default;
   Datum(bool b) : value(b) {}                   // NOLINT(google-explicit-constructor)
   Datum(double x) : value(x) {}                 // NOLINT(google-explicit-constructor)
-  Datum(int x) : value(static_cast<double>(x)) {}  // NOLINT(google-explicit-constructor)
+  /// Any integer (int, long, size_t, int64_t, uint8_t, ...) is a number; beyond 2^53 it is rounded. Without this,
+  /// a long or a size_t would be ambiguous among bool, double and int.
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                                         !detail::is_character<T>, int> = 0>
+  Datum(T x) : value(static_cast<double>(x)) {}  // NOLINT(google-explicit-constructor)
+  /// A character is not a number: Datum('a') would hold 97. Write Datum("a") for a one-letter string.
+  template <class T, std::enable_if_t<detail::is_character<T>, int> = 0>
+  Datum(T) = delete;
   Datum(Eigen::VectorXd v) : value(std::move(v)) {}  // NOLINT(google-explicit-constructor)
   Datum(Eigen::MatrixXd m) : value(std::move(m)) {}  // NOLINT(google-explicit-constructor)
+  /// Any other Eigen matrix expression (Eigen::Vector3d, a VectorXf, X.row(i), v * 2), as doubles: one with one
+  /// column or one row at compile time is a vector, anything else a matrix. Without this, a fixed-size vector
+  /// would be ambiguous between the two.
+  template <class Derived>
+  Datum(const Eigen::MatrixBase<Derived>& m)  // NOLINT(google-explicit-constructor)
+      : value(detail::dense(m)) {}
   /// A string value. Without these, Datum("no") would convert the pointer to bool and hold true.
-  Datum(std::string s) : value(std::move(s)) {}        // NOLINT(google-explicit-constructor)
-  Datum(const char* s) : value(std::string(s)) {}      // NOLINT(google-explicit-constructor)
-  Datum(std::nullptr_t) = delete;                      // would reach the const char* constructor
+  Datum(std::string s) : value(std::move(s)) {}         // NOLINT(google-explicit-constructor)
+  Datum(const char* s) : value(std::string(s)) {}       // NOLINT(google-explicit-constructor)
+  Datum(std::string_view s) : value(std::string(s)) {}  // NOLINT(google-explicit-constructor)
+  Datum(std::nullptr_t) = delete;                       // would reach the const char* constructor
 
   bool is_number() const { return std::holds_alternative<double>(value); }
   /// The number (booleans as 0/1); throws std::invalid_argument for other kinds.
