@@ -220,12 +220,13 @@ Datum Runtime::assume(std::string_view name, std::string_view expression) {
   });
 }
 
-void Runtime::observe(std::string_view expression, const Datum& value) {
+void Runtime::observe(std::string_view expression, const Datum& value, std::string_view label) {
   Impl& im = impl("observe");
   guarded(im.engine, [&] {
     Impl::Call call(im);
+    if (!label.empty()) require_symbol(label, "observe: the label");
     Value v = observed_value(value, "observe");
-    im.engine.observe(im.expression(expression), v);
+    im.engine.observe(im.expression(expression), v, std::string(label));
     return 0;
   });
 }

@@ -138,8 +138,9 @@ class Runtime {
 
   /// [assume name expression]; returns the value.
   Datum assume(std::string_view name, std::string_view expression);
-  /// [observe expression value]. A `value` that holds nothing (a default-constructed Datum) is a type error.
-  void observe(std::string_view expression, const Datum& value);
+  /// [observe expression value], labelled if label is given (so forget(label) can remove it). A `value` that holds
+  /// nothing (a default-constructed Datum) is a type error.
+  void observe(std::string_view expression, const Datum& value, std::string_view label = {});
   /// Observes (procedure args...) = value without parsing anything: the loop-friendly way to load data.
   /// `procedure` is looked up as a variable: an assumed name (e.g. observe_apply("y_x", {x_row}, 1.0)) or a builtin.
   void observe_apply(std::string_view procedure, const std::vector<Datum>& args, const Datum& value);

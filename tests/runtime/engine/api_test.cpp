@@ -243,7 +243,10 @@ TEST_CASE("assume names and predict labels must be symbols, as in a program, the
   for (const char* bad : {"", "a b", "1", "(", "'x", "{p}", "a:", "true", "x)"}) {
     CAPTURE(bad);
     CHECK(error_of([&] { rt.assume(bad, "1"); }).kind() == "syntax error");
-    if (*bad != '\0') CHECK(error_of([&] { rt.predict("1", bad); }).kind() == "syntax error");  // "": no label
+    if (*bad != '\0') {  // "": no label
+      CHECK(error_of([&] { rt.predict("1", bad); }).kind() == "syntax error");
+      CHECK(error_of([&] { rt.observe("(normal 0 1)", 0.5, bad); }).kind() == "syntax error");
+    }
   }
   CHECK(rt.assume("ok_name", "2").as_double() == 2.0);
   CHECK(rt.predict("(+ ok_name 1)", "lbl").as_double() == 3.0);
@@ -311,6 +314,22 @@ TEST_CASE("observing a default-constructed Datum is a type error saying the valu
   CHECK(e.message() == "observe_apply: the observed value is missing (a default-constructed vnt::Datum)");
   rt.observe("(normal mu 1)", 0.5);
   rt.observe_apply("f", {1.0}, 0.5);
+}
+
+// API observations had no label, so they could not be forgotten.
+TEST_CASE("a labelled observe can be forgotten, and the posterior forgets it; a label taken is refused") {
+  vnt::Runtime rt(seeded(6));
+  rt.assume("mu", "(normal 0 1)");
+  rt.observe("(normal mu 0.1)", 5.0, "far");
+  CHECK(error_of([&] { rt.observe("(normal mu 1)", 0.0, "far"); }).kind() == "name error");
+  rt.infer("(mh default one 'drift 0.5 300)");
+  CHECK(rt.report("mu").as_double() > 4.0);  // held near 5 by the one observation
+  rt.forget("far");
+  CHECK(error_of([&] { rt.forget("far"); }).kind() == "name error");
+  rt.infer("(repeat 2000 (do (mh default one 'drift 1 1) (collect mu)))");
+  // The prior N(0, 1) again: 2000 draws of a chain whose autocorrelation time is below 10 give a mean within 0.35.
+  CHECK(std::abs(mean(rt.draws("mu"))) < 0.35);
+  rt.observe("(normal mu 1)", 0.0, "far");  // the label is free again
 }
 
 // Two expressions written alike in one collect are two columns (they merged into one, the last value winning).
