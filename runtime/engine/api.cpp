@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <new>
+#include <algorithm>
 #include <optional>
 
 #include "parser/syntax.hpp"
@@ -292,26 +293,33 @@ std::vector<std::string> Runtime::draw_columns() const { return impl("draw_colum
 
 namespace {
 
-/// The index of a column of the draws, or none.
-std::optional<size_t> column_index(const Draws& d, std::string_view column) {
-  for (size_t i = 0; i < d.columns().size(); ++i)
-    if (d.columns()[i] == column) return i;
-  return std::nullopt;
+/// The index of a column of the draws. An unknown one is a name error (it was an empty column, which a misspelt
+/// name could not be told from), naming a few of the columns there are.
+size_t column_index(const Draws& d, std::string_view column, std::string_view method) {
+  const std::vector<std::string>& columns = d.columns();
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == column) return i;
+  constexpr size_t kShown = 5;
+  std::string known;
+  for (size_t i = 0; i < std::min(columns.size(), kShown); ++i) known += fmt::format("{}'{}'", i ? ", " : "", columns[i]);
+  if (columns.size() > kShown) known += fmt::format(" and {} more", columns.size() - kShown);
+  translate(Error(ErrorKind::kName,
+                  columns.empty() ? fmt::format("{}: no column '{}': nothing has been collected", method, column)
+                                  : fmt::format("{}: no column '{}' (there are {})", method, column, known)));
 }
 
 }  // namespace
 
 std::vector<double> Runtime::draws(std::string_view column) const {
   const Draws& d = impl("draws").engine.draws();
-  const std::optional<size_t> i = column_index(d, column);
-  return i ? d.column(*i) : std::vector<double>();
+  return d.column(column_index(d, column, "draws"));
 }
 
 std::vector<bool> Runtime::draws_present(std::string_view column) const {
   const Draws& d = impl("draws_present").engine.draws();
-  const std::optional<size_t> i = column_index(d, column);
-  std::vector<bool> present(i ? d.rows() : 0);
-  for (size_t row = 0; row < present.size(); ++row) present[row] = d.has(*i, row);
+  const size_t i = column_index(d, column, "draws_present");
+  std::vector<bool> present(d.rows());
+  for (size_t row = 0; row < present.size(); ++row) present[row] = d.has(i, row);
   return present;
 }
 

@@ -156,11 +156,12 @@ class Runtime {
   Datum report(std::string_view label) const;
 
   /// Names of the columns collected so far by (collect ...), and their draws (NaN where a row lacks one, and for a
-  /// NaN draw: pprun --draws writes the first as an empty cell and the second as nan).
+  /// NaN draw: pprun --draws writes the first as an empty cell and the second as nan). An unknown column is a
+  /// RuntimeError (kind "name error").
   std::vector<std::string> draw_columns() const;
   std::vector<double> draws(std::string_view column) const;
-  /// Which rows of a column hold a draw (true for a NaN draw, false where the row has no value); empty for an
-  /// unknown column.
+  /// Which rows of a column hold a draw (true for a NaN draw, false where the row has no value); an unknown column
+  /// is a name error.
   std::vector<bool> draws_present(std::string_view column) const;
   size_t draw_rows() const;
   /// Drops every row and column collected so far (later collects start a new table): for a session that reads its

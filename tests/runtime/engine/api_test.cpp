@@ -91,7 +91,10 @@ TEST_CASE("assume, observe, predict, sample, infer, report and forget") {
   std::vector<double> mu = rt.draws("mu"), twice = rt.draws("(* mu 2)");
   REQUIRE(mu.size() == 50);
   for (size_t i = 0; i < mu.size(); ++i) CHECK(twice[i] == 2 * mu[i]);
-  CHECK(rt.draws("nosuch").empty());
+  // A misspelt column is an error naming the columns there are (it was an empty column).
+  vnt::RuntimeError e = error_of([&] { rt.draws("nosuch"); });
+  CHECK(e.kind() == "name error");
+  CHECK(e.message() == "draws: no column 'nosuch' (there are 'mu', '(* mu 2)')");
   // The labelled predict follows the trace.
   double mu1 = rt.report("mu").as_double();
   CHECK(rt.report("twice").as_double() == 2 * mu1);
@@ -119,7 +122,13 @@ TEST_CASE("draws_present tells a row without a value from a NaN draw, which draw
   CHECK(rt.draws_present("(zeros k)[1]") == std::vector<bool>{true, false});
   CHECK(rt.draws_present("(zeros k)[0]") == std::vector<bool>{true, true});
   CHECK(rt.draws_present("(/ 0 0)") == std::vector<bool>{true, true});
-  CHECK(rt.draws_present("nosuch").empty());
+  CHECK(error_of([&] { rt.draws_present("nosuch"); }).message() ==
+        "draws_present: no column 'nosuch' (there are '(zeros k)[0]', '(zeros k)[1]', '(/ 0 0)')");
+  rt.infer("(collect 1 2 3 4 5 6)");
+  CHECK(error_of([&] { rt.draws("nosuch"); }).message() ==
+        "draws: no column 'nosuch' (there are '(zeros k)[0]', '(zeros k)[1]', '(/ 0 0)', '1', '2' and 4 more)");
+  rt.clear_draws();
+  CHECK(error_of([&] { rt.draws("1"); }).message() == "draws: no column '1': nothing has been collected");
 }
 
 TEST_CASE("observe_apply loads 1000 rows in a loop and they shape the posterior") {
