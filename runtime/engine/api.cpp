@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cmath>
 #include <new>
 #include <algorithm>
 #include <optional>
@@ -97,6 +98,12 @@ Value observed_value(const Datum& d, std::string_view what) {
 
 }  // namespace
 
+Param::Param(double x) {
+  if (!std::isfinite(x))
+    translate(Error(ErrorKind::kParam, fmt::format("a parameter's number must be finite, got {}", x)));
+  text = fmt::format("{}", x);  // the shortest text that reads back as x
+}
+
 double Datum::as_double() const {
   if (auto* x = std::get_if<double>(&value)) return *x;
   if (auto* b = std::get_if<bool>(&value)) return *b ? 1.0 : 0.0;
@@ -168,7 +175,8 @@ Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>(options.seed)) 
   if (options.max_depth < 1)
     translate(Error(ErrorKind::kDomain,
                     fmt::format("Options::max_depth must be at least 1, got {}", options.max_depth)));
-  ParamMap params(options.params.begin(), options.params.end());
+  ParamMap params;
+  for (auto& [name, value] : options.params) params.emplace(name, std::move(value.text));
   impl_->engine.set_params(std::move(params));
   impl_->engine.trace().set_max_eval_depth(options.max_depth);
   // Captures the Impl, not this: a move hands the Impl to another Runtime and leaves this one empty.

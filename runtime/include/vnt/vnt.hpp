@@ -112,9 +112,28 @@ struct KernelReport {
   uint64_t exact_transitions = 0;       ///< made by exact mh: no border (N <= 1), or 'fallback 'mh
 };
 
+/// The value of a {name} parameter. Text is read as pprun reads --param NAME=TEXT: a decimal number, true or false,
+/// or else a string. A number or a boolean may be given as such: a double keeps every digit (std::to_string(1e-7)
+/// would give "0.000000"); a non-finite one throws RuntimeError (kind "parameter error"), as no literal has it.
+struct Param {
+  std::string text;  ///< as it is substituted and shown in messages
+
+  Param(std::string t) : text(std::move(t)) {}   // NOLINT(google-explicit-constructor)
+  Param(const char* t) : text(t) {}              // NOLINT(google-explicit-constructor)
+  Param(std::string_view t) : text(t) {}         // NOLINT(google-explicit-constructor)
+  Param(bool b) : text(b ? "true" : "false") {}  // NOLINT(google-explicit-constructor)
+  Param(double x);                               // NOLINT(google-explicit-constructor)
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                                         !detail::is_character<T>, int> = 0>
+  Param(T n) : text(std::to_string(n)) {}  // NOLINT(google-explicit-constructor)
+  template <class T, std::enable_if_t<detail::is_character<T>, int> = 0>
+  Param(T) = delete;
+  Param(std::nullptr_t) = delete;
+};
+
 struct Options {
-  uint64_t seed = 0;                            ///< seed of the trace's single random stream
-  std::map<std::string, std::string> params;    ///< values of {name} external parameters
+  uint64_t seed = 0;                    ///< seed of the trace's single random stream
+  std::map<std::string, Param> params;  ///< values of {name} external parameters, e.g. {{"eps", 0.01}, {"n", "5"}}
   /// Maximum nesting of evaluation (runaway recursion guard). Evaluation and inference recurse on the calling
   /// thread's stack, up to 2 KiB per level (5 KiB under sanitizers): the default fits an 8 MiB stack (10 MiB under
   /// sanitizers); to raise it, call the Runtime from a thread with a stack of max_depth x 2 KiB + 2 MiB (x 5 KiB

@@ -218,6 +218,33 @@ TEST_CASE("Options.params fill {name}, a missing one is a parameter error") {
   CHECK(rt.draw_rows() == 7);
 }
 
+// Params were strings only: an application converting a number with std::to_string lost it (1e-7 became 0).
+TEST_CASE("Options.params take numbers and booleans as such, every digit kept; text is read as pprun reads it") {
+  vnt::Options options;
+  options.params = {{"eps", 1e-7}, {"tenth", 0.1}, {"huge", 1e300}, {"tiny", 5e-324}, {"neg", -2.5},
+                    {"n", 5},      {"size", size_t{3}}, {"off", false}, {"text", "0.25"}, {"word", "abc"}};
+  vnt::Runtime rt(options);
+  std::vector<vnt::Datum> out =
+      rt.execute("[predict {eps}] [predict {tenth}] [predict {huge}] [predict {tiny}] [predict {neg}] "
+                 "[predict {n}] [predict {size}] [predict {off}] [predict {text}] [predict {word}]");
+  REQUIRE(out.size() == 10);
+  CHECK(out[0].as_double() == 1e-7);
+  CHECK(out[1].as_double() == 0.1);
+  CHECK(out[2].as_double() == 1e300);
+  CHECK(out[3].as_double() == 5e-324);
+  CHECK(out[4].as_double() == -2.5);
+  CHECK(out[5].as_double() == 5);
+  CHECK(out[6].as_double() == 3);
+  CHECK(std::get<bool>(out[7].value) == false);
+  CHECK(out[8].as_double() == 0.25);
+  CHECK(out[9].to_string() == "\"abc\"");  // text that is not a number is a string, as on pprun's command line
+  for (double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+    vnt::RuntimeError e = error_of([&] { vnt::Param p(bad); });
+    CHECK(e.kind() == "parameter error");
+    CHECK(e.message().find("a parameter's number must be finite, got ") == 0);
+  }
+}
+
 TEST_CASE("the same seed gives the same draws") {
   auto run = [](uint64_t seed) {
     vnt::Runtime rt(seeded(seed));
