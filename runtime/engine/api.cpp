@@ -162,11 +162,20 @@ struct Runtime::Impl {
 
 std::vector<Datum> Runtime::Impl::run(std::string_view program, std::string_view source_name) {
   outputs.clear();
-  guarded(engine, [&] {
-    // An empty name would locate errors as ":1:9".
-    engine.run_source(source(source_name.empty() ? "<api>" : source_name, program));
-    return 0;
-  });
+  try {
+    guarded(engine, [&] {
+      // An empty name would locate errors as ":1:9".
+      engine.run_source(source(source_name.empty() ? "<api>" : source_name, program));
+      return 0;
+    });
+  } catch (const RuntimeError& e) {
+    if (outputs.empty()) throw;
+    try {
+      throw RuntimeError(e.kind(), e.location(), e.message(), e.what(), std::move(outputs));
+    } catch (const std::bad_alloc&) {  // no memory to hold them: the error without them
+    }
+    throw;
+  }
   return std::move(outputs);
 }
 
@@ -309,7 +318,8 @@ size_t column_index(const Draws& d, std::string_view column, std::string_view me
     if (columns[i] == column) return i;
   constexpr size_t kShown = 5;
   std::string known;
-  for (size_t i = 0; i < std::min(columns.size(), kShown); ++i) known += fmt::format("{}'{}'", i ? ", " : "", columns[i]);
+  for (size_t i = 0; i < std::min(columns.size(), kShown); ++i)
+    known += fmt::format("{}'{}'", i ? ", " : "", columns[i]);
   if (columns.size() > kShown) known += fmt::format(" and {} more", columns.size() - kShown);
   translate(Error(ErrorKind::kName,
                   columns.empty() ? fmt::format("{}: no column '{}': nothing has been collected", method, column)

@@ -81,9 +81,11 @@ struct Datum {
 /// out of memory where a step could not be undone, every later call fails instead: docs/api.md.)
 class RuntimeError : public std::runtime_error {
  public:
-  RuntimeError(std::string kind, std::string location, std::string message, std::string rendered)
+  RuntimeError(std::string kind, std::string location, std::string message, std::string rendered,
+               std::vector<Datum> outputs = {})
       : std::runtime_error(rendered), kind_(std::move(kind)), location_(std::move(location)),
-        message_(std::move(message)) {}
+        message_(std::move(message)),
+        outputs_(outputs.empty() ? nullptr : std::make_shared<const std::vector<Datum>>(std::move(outputs))) {}
   /// One of "syntax error", "name error", "arity error", "type error", "domain error", "zero probability",
   /// "parameter error", "inference error", "i/o error", "internal error" (a bug in vnt).
   const std::string& kind() const { return kind_; }
@@ -91,9 +93,16 @@ class RuntimeError : public std::runtime_error {
   const std::string& location() const { return location_; }
   /// The message without location.
   const std::string& message() const { return message_; }
+  /// From execute and execute_file: the values of the predict and sample directives that ran before the failing
+  /// one (which stay in effect), as execute would have returned them. Empty from other calls.
+  const std::vector<Datum>& outputs() const {
+    static const std::vector<Datum> kNone;
+    return outputs_ ? *outputs_ : kNone;
+  }
 
  private:
   std::string kind_, location_, message_;
+  std::shared_ptr<const std::vector<Datum>> outputs_;  // shared: an exception is copied as it is thrown
 };
 
 /// What one kernel of an inference program did (docs/inference.md, "Kernel report"): one per kernel in the
@@ -150,7 +159,8 @@ class Runtime {
   Runtime& operator=(Runtime&&) noexcept;
 
   /// Runs every directive of a program text in order and returns the values of its predict and sample
-  /// directives. Stops at the first failing directive (earlier ones stay in effect). Throws RuntimeError.
+  /// directives. Stops at the first failing directive (earlier ones stay in effect, and the RuntimeError it throws
+  /// holds their values in outputs()).
   std::vector<Datum> execute(std::string_view program, std::string_view source_name = "<api>");
   /// Same for a file; paths in the program are relative to it. Throws RuntimeError (kind "i/o error").
   std::vector<Datum> execute_file(const std::string& path);

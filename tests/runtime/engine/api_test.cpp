@@ -61,6 +61,31 @@ TEST_CASE("execute returns the values of predict and sample, in order") {
   CHECK(std::get<std::string>(out[2].value) == "sym");
 }
 
+// The values of the directives that ran before a failing one were lost, though the directives stayed in effect.
+TEST_CASE("the error of execute holds the values of the predicts and samples that ran before it") {
+  vnt::Runtime rt;
+  vnt::RuntimeError e =
+      error_of([&] { rt.execute("[predict 1] [assume x 2] [sample (+ x 1)] [predict (normal 0 -1)]"); });
+  CHECK(e.kind() == "domain error");
+  REQUIRE(e.outputs().size() == 2);
+  CHECK(e.outputs()[0].as_double() == 1);
+  CHECK(e.outputs()[1].as_double() == 3);
+  CHECK(rt.report("x").as_double() == 2);  // in effect
+  vnt::RuntimeError copy = e;  // copies share them
+  CHECK(&copy.outputs() == &e.outputs());
+
+  CHECK(error_of([&] { rt.execute("[predict (normal 0 -1)]"); }).outputs().empty());
+  CHECK(error_of([&] { rt.predict("(normal 0 -1)"); }).outputs().empty());
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "vnt_api_outputs_test.vnt";
+  std::ofstream(file) << "[predict 4]\n[predict nosuch]\n";
+  e = error_of([&] { rt.execute_file(file.string()); });
+  std::filesystem::remove(file);
+  CHECK(e.kind() == "name error");
+  REQUIRE(e.outputs().size() == 1);
+  CHECK(e.outputs()[0].as_double() == 4);
+  CHECK(rt.execute("[predict 5]").size() == 1);  // a later execute returns only its own
+}
+
 TEST_CASE("Datum::to_string prints as pprun does: strings quoted, symbols and lists as written") {
   vnt::Runtime rt;
   std::vector<vnt::Datum> out =
