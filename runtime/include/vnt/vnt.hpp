@@ -150,6 +150,8 @@ struct Options {
   int max_depth = 2000;
 };
 
+/// One thread at a time, const methods too (they forget an interrupt request, and report may recompute a stale
+/// value); interrupt() from anywhere.
 class Runtime {
  public:
   explicit Runtime(Options options = {});
