@@ -83,7 +83,10 @@ int run_file(const Options& o) {
   engine.set_params(o.params);
   engine.trace().set_max_eval_depth(o.max_depth);
   engine.set_output(print_output);
-  engine.trace().set_warning_sink([](const std::string& m) { std::fflush(stdout); std::fprintf(stderr, "warning: %s\n", m.c_str()); });
+  engine.trace().set_warning_sink([](const std::string& m) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "warning: %s\n", m.c_str());
+  });
   engine.set_warn_unbound_names(true);  // a typo in a late directive, before the hour of sampling that precedes it
   catch_interrupts(engine, InterruptMode::kRun);
   try {
@@ -136,6 +139,14 @@ CLI::Validator seed_range() {
       "");
 }
 
+/// CLI11's message for an option given twice ("--seed: At Most 1 required but received 2") in words.
+std::string usage_message(std::string message) {
+  constexpr std::string_view kTwice = ": At Most 1 required but received ";
+  const size_t at = message.find(kTwice);
+  if (at == std::string::npos || message.rfind("--", 0) != 0) return message;
+  return fmt::format("{} is given {} times (give it once)", message.substr(0, at), message.substr(at + kTwice.size()));
+}
+
 int pprun_main(int argc, char** argv, size_t stack_bytes) {
   CLI::App app{"pprun: run a vnt probabilistic program (no file: start a REPL)", "pprun"};
   Options o;
@@ -163,7 +174,8 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // "pprun: " as on pprun's own usage errors (CLI11 prints its message bare).
+    std::cerr << "pprun: " << usage_message(e.what()) << "\nRun with --help for more information.\n";
     return 2;
   }
   if (file->count() > 0 && o.file.empty()) {  // pprun "$MODEL" with MODEL unset: not a REPL that exits at once

@@ -48,9 +48,17 @@ expect_rc 2 "a non-numeric --seed"
 for seed in -1 18446744073709551616 1.5 " 3"; do  # CLI11 alone would take the first two as 2^64 - 1
   run ok.vnt --seed "$seed"
   expect_rc 2 "--seed $seed"
-  expect_eq "--seed $seed is explained" "--seed: must be an integer from 0 to 18446744073709551615, got $seed
+  expect_eq "--seed $seed is explained" "pprun: --seed: must be an integer from 0 to 18446744073709551615, got $seed
 Run with --help for more information." "$ERR"
 done
+run ok.vnt --seed 1 --seed 2  # CLI11 said "--seed: At Most 1 required but received 2"
+expect_rc 2 "--seed given twice"
+expect_eq "--seed given twice is explained" "pprun: --seed is given 2 times (give it once)
+Run with --help for more information." "$ERR"
+run ok.vnt --frob
+expect_eq "an unknown flag is explained as pprun's own usage errors are" \
+  "pprun: The following argument was not expected: --frob
+Run with --help for more information." "$ERR"
 run ok.vnt --seed 18446744073709551615
 expect_rc 0 "the largest --seed"
 
