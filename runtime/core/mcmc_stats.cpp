@@ -47,28 +47,11 @@ double largest_deviation(std::span<const double> xs, double m) {
   return scale;
 }
 
-// Biased autocovariances acov[t] = (1/n) sum_i (x_i - m)(x_{i+t} - m), t = 0..n-1, by the Wiener-Khinchin
-// theorem: zero-padding to >= 2n turns the FFT's circular correlation into a linear one. Deviations above 1e100,
-// whose sums of squares could overflow, are divided by the largest one (the ESS does not depend on the scale).
+// The autocovariances of xs, deviations above 1e100 (whose sums of squares could overflow) divided by the largest
+// one: the ESS does not depend on the scale.
 std::vector<double> scaled_autocovariance(std::span<const double> xs) {
-  const size_t n = xs.size();
-  const double m = mean(xs);
-  const double largest = largest_deviation(xs, m);
-  const double scale = largest > 1e100 ? largest : 1.0;
-  size_t nfft = 1;
-  while (nfft < 2 * n) nfft *= 2;
-  std::vector<double> padded(nfft, 0.0);
-  for (size_t i = 0; i < n; ++i) padded[i] = (xs[i] - m) / scale;
-
-  Eigen::FFT<double> fft;
-  std::vector<std::complex<double>> freq;
-  fft.fwd(freq, padded);
-  for (auto& f : freq) f = std::norm(f);
-  std::vector<double> acov;
-  fft.inv(acov, freq);
-  acov.resize(n);
-  for (double& a : acov) a /= static_cast<double>(n);
-  return acov;
+  const double largest = largest_deviation(xs, mean(xs));
+  return autocovariance(xs, largest > 1e100 ? largest : 1.0);
 }
 
 }  // namespace
@@ -127,6 +110,27 @@ double effective_sample_size(std::span<const double> xs) {
   // Stan's floor on tau: keeps antithetic (or short) chains from claiming an unbounded ESS.
   const double tau = std::max(-1.0 + 2.0 * sum, 1.0 / std::max(1.0, std::log10(dn)));
   return dn / tau;
+}
+
+// By the Wiener-Khinchin theorem: zero-padding to >= 2n turns the FFT's circular correlation into a linear one.
+std::vector<double> autocovariance(std::span<const double> xs, double scale) {
+  const size_t n = xs.size();
+  if (n == 0) return {};
+  const double m = mean(xs);
+  size_t nfft = 1;
+  while (nfft < 2 * n) nfft *= 2;
+  std::vector<double> padded(nfft, 0.0);
+  for (size_t i = 0; i < n; ++i) padded[i] = (xs[i] - m) / scale;
+
+  Eigen::FFT<double> fft;
+  std::vector<std::complex<double>> freq;
+  fft.fwd(freq, padded);
+  for (auto& f : freq) f = std::norm(f);
+  std::vector<double> acov;
+  fft.inv(acov, freq);
+  acov.resize(n);
+  for (double& a : acov) a /= static_cast<double>(n);
+  return acov;
 }
 
 double mcse_mean(std::span<const double> xs) { return sample_sd(xs) / std::sqrt(effective_sample_size(xs)); }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace vnt {
 
@@ -25,6 +26,10 @@ double quantile(std::span<const double> xs, double q);
 /// NaN when ESS is undefined: fewer than 2 draws, a non-finite draw, or a constant chain (zero
 /// variance, so no autocorrelation; a column that never moves is flagged rather than reported as n).
 double effective_sample_size(std::span<const double> xs);
+
+/// Biased autocovariances acov[t] = (1/n) sum_i y_i y_{i+t}, t = 0..n-1, of y = (x - mean(x)) / scale (a scale
+/// above 1 keeps the sums of squares of huge draws finite). Empty for no draws.
+std::vector<double> autocovariance(std::span<const double> xs, double scale = 1.0);
 
 /// Monte Carlo standard error of the mean: sample_sd / sqrt(ESS); NaN where the ESS is NaN.
 double mcse_mean(std::span<const double> xs);
