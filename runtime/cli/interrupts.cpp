@@ -18,6 +18,11 @@ void on_interrupt(int /*signal*/) { requested.store(true, std::memory_order_rela
 }  // namespace
 
 void catch_interrupts(Engine& engine, InterruptMode mode) {
+  install_interrupt_handler(mode);
+  watch_interrupts(engine);
+}
+
+void install_interrupt_handler(InterruptMode mode) {
   struct sigaction old = {};
   sigaction(SIGINT, nullptr, &old);
   // A shell starts background jobs with SIGINT ignored: Ctrl-C is meant for the job in front, not this one.
@@ -30,8 +35,10 @@ void catch_interrupts(Engine& engine, InterruptMode mode) {
   // case the run is stuck where nothing polls the flag.
   action.sa_flags = mode == InterruptMode::kRepl ? SA_RESTART : SA_RESETHAND;
   sigaction(SIGINT, &action, nullptr);
-  engine.set_interrupt(&requested, "interrupted (Ctrl-C)");
 }
+
+// Harmless where no handler was installed (a background job): nothing sets the flag then.
+void watch_interrupts(Engine& engine) { engine.set_interrupt(&requested, "interrupted (Ctrl-C)"); }
 
 bool interrupt_requested() { return requested.load(std::memory_order_relaxed); }
 

@@ -24,6 +24,7 @@ namespace vnt::cli {
 namespace {
 
 constexpr int kDefaultMaxDepth = 20000;
+constexpr unsigned kMaxChains = 1024;  // each chain holds a trace and, while it runs, a thread
 
 /// The program at `path`; "-" is standard input, named <stdin> in messages (its data files are relative to the
 /// current directory).
@@ -50,17 +51,6 @@ void print_summary(const Engine& engine, std::ostream& out) {
   if (!report.empty()) out << '\n' << report;
 }
 
-void write_draws(const Options& o, const Engine& engine) {
-  std::ofstream out(o.draws_path);
-  if (!out) raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, std::strerror(errno));
-  engine.draws().write_csv(out);
-  // The file buffer is written at close: a full disk shows only then.
-  errno = 0;
-  out.close();
-  if (out.fail())
-    raise(ErrorKind::kIo, "cannot write '{}': {}", o.draws_path, errno != 0 ? std::strerror(errno) : "write failed");
-}
-
 /// Whether the draws can be written, checked before the run so that a long run does not end in "cannot write": an
 /// existing file is opened for appending (which changes nothing), a new one is created and removed again.
 void check_draws_writable(const Options& o) {
@@ -74,11 +64,8 @@ void check_draws_writable(const Options& o) {
 }
 
 int run_file(const Options& o) {
-  // Checked before the run: the draws would replace the program itself (pprun m.vnt --draws m.vnt).
-  std::error_code same_error;
-  if (!o.draws_path.empty() && std::filesystem::equivalent(o.file, o.draws_path, same_error))
-    raise(ErrorKind::kIo, "--draws: '{}' is the program file, which the draws would overwrite", o.draws_path);
-  if (!o.draws_path.empty()) check_draws_writable(o);
+  check_draws_path(o);
+  if (o.chains > 1) return run_chains(o, read_source(o.file));
   Engine engine(o.seed);
   engine.set_params(o.params);
   engine.trace().set_max_eval_depth(o.max_depth);
@@ -98,7 +85,7 @@ int run_file(const Options& o) {
     // error, which is then the last thing on the screen.
     std::fflush(stdout);
     try {
-      if (!o.draws_path.empty()) write_draws(o, engine);
+      if (!o.draws_path.empty()) write_draws(o.draws_path, engine.draws());
       if (!o.quiet) print_summary(engine, std::cout);
       std::cout.flush();
     } catch (const Error& e) {
@@ -108,7 +95,7 @@ int run_file(const Options& o) {
     throw;
   }
   std::fflush(stdout);
-  if (!o.draws_path.empty()) write_draws(o, engine);
+  if (!o.draws_path.empty()) write_draws(o.draws_path, engine.draws());
   if (!o.quiet) print_summary(engine, std::cout);
   return 0;
 }
@@ -165,6 +152,11 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
                              o.max_depth_limit))
       ->default_val(o.max_depth)
       ->check(depth_range(o.max_depth_limit));
+  app.add_option("--chains", o.chains,
+                 "run this many independent chains in parallel (seeds S, S+1, ...) and summarise them together, "
+                 "with R-hat")
+      ->default_val(1)
+      ->check(CLI::Range(1u, kMaxChains).description(""));
   app.add_flag("--quiet", o.quiet, "do not print the summary table and the kernel report");
   app.set_version_flag("--version", std::string("pprun ") + VNT_VERSION);
   try {
@@ -202,6 +194,10 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
     std::cerr << "pprun: --draws needs a program file; the REPL does not write draws\n";
     return 2;
   }
+  if (o.file.empty() && o.chains > 1) {
+    std::cerr << "pprun: --chains needs a program file; the REPL runs one chain\n";
+    return 2;
+  }
   if (o.file.empty()) return run_repl(o);
   int rc = guarded(o, [&] { return run_file(o); });
   if (rc != 0 && interrupt_requested()) end_as_interrupted();
@@ -210,12 +206,31 @@ int pprun_main(int argc, char** argv, size_t stack_bytes) {
 
 }  // namespace
 
-void print_output(const Value& v, const Directive& d) {
-  if (!d.label.empty())
-    fmt::print("{}: {}\n", d.label, to_string(v));
-  else
-    fmt::print("{}\n", to_string(v));
+void check_draws_path(const Options& o) {
+  if (o.draws_path.empty()) return;
+  // The draws would replace the program itself (pprun m.vnt --draws m.vnt).
+  std::error_code same_error;
+  if (std::filesystem::equivalent(o.file, o.draws_path, same_error))
+    raise(ErrorKind::kIo, "--draws: '{}' is the program file, which the draws would overwrite", o.draws_path);
+  check_draws_writable(o);
 }
+
+void write_draws(const std::string& path, const Draws& draws) {
+  std::ofstream out(path);
+  if (!out) raise(ErrorKind::kIo, "cannot write '{}': {}", path, std::strerror(errno));
+  draws.write_csv(out);
+  // The file buffer is written at close: a full disk shows only then.
+  errno = 0;
+  out.close();
+  if (out.fail()) raise(ErrorKind::kIo, "cannot write '{}': {}", path, errno != 0 ? std::strerror(errno) : "write failed");
+}
+
+std::string format_output(const Value& v, const Directive& d) {
+  if (!d.label.empty()) return fmt::format("{}: {}\n", d.label, to_string(v));
+  return fmt::format("{}\n", to_string(v));
+}
+
+void print_output(const Value& v, const Directive& d) { fmt::print("{}", format_output(v, d)); }
 
 int guarded(const Options& o, const std::function<int()>& fn) {
   try {

@@ -172,7 +172,9 @@ std::pair<std::string, size_t> table_name(std::string_view name) {
 }  // namespace
 
 std::string format_summary_table(std::span<const ColumnSummary> rows) {
-  constexpr size_t kCols = 7;
+  constexpr size_t kCols = 8;
+  const bool rhat = std::any_of(rows.begin(), rows.end(), [](const ColumnSummary& r) { return r.rhat.has_value(); });
+  const size_t shown = rhat ? kCols : kCols - 1;
   // NaN prints as "nan" whatever its sign bit (inf - inf gives -nan), as values print.
   auto number = [](double x) {
     return x == 0.0 ? std::string("0") : std::isnan(x) ? std::string("nan") : fmt::format("{:.4g}", x);
@@ -181,24 +183,27 @@ std::string format_summary_table(std::span<const ColumnSummary> rows) {
 
   std::vector<std::array<std::string, kCols>> cells;
   std::vector<size_t> name_cells;  // a name's width in terminal cells, which its bytes are not (é, 日, escapes)
-  cells.push_back({"name", "mean", "sd", "5%", "50%", "95%", "ess"});
+  auto ratio = [](std::optional<double> x) {
+    return !x ? std::string() : std::isnan(*x) ? std::string("nan") : fmt::format("{:.3f}", *x);
+  };
+  cells.push_back({"name", "mean", "sd", "5%", "50%", "95%", "ess", "rhat"});
   name_cells.push_back(4);
   for (const ColumnSummary& r : rows) {
     auto [name, name_width] = table_name(r.name);
-    cells.push_back(
-        {std::move(name), number(r.mean), number(r.sd), number(r.q05), number(r.q50), number(r.q95), count(r.ess)});
+    cells.push_back({std::move(name), number(r.mean), number(r.sd), number(r.q05), number(r.q50), number(r.q95),
+                     count(r.ess), ratio(r.rhat)});
     name_cells.push_back(name_width);
   }
   std::array<size_t, kCols> width{};
   for (size_t i = 0; i < cells.size(); ++i) {
     width[0] = std::max(width[0], name_cells[i]);
-    for (size_t c = 1; c < kCols; ++c) width[c] = std::max(width[c], cells[i][c].size());
+    for (size_t c = 1; c < shown; ++c) width[c] = std::max(width[c], cells[i][c].size());
   }
   std::string out;
   for (size_t i = 0; i < cells.size(); ++i) {
     const auto& line = cells[i];
     out += line[0] + std::string(width[0] - name_cells[i], ' ');
-    for (size_t c = 1; c < kCols; ++c) out += fmt::format("  {:>{}}", line[c], width[c]);
+    for (size_t c = 1; c < shown; ++c) out += fmt::format("  {:>{}}", line[c], width[c]);
     out += '\n';
   }
   return out;

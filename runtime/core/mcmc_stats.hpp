@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,14 +40,15 @@ struct ColumnSummary {
   std::string name;
   size_t n = 0;
   double mean = 0, sd = 0, q05 = 0, q50 = 0, q95 = 0, ess = 0;
+  std::optional<double> rhat;  ///< of several chains (split_rhat); none for one chain
 };
 
 /// Summarises a column of draws (NaN entries where a statistic is undefined, as above).
 ColumnSummary summarize(std::string name, std::span<const double> xs);
 
-/// An aligned text table, one line per column plus a header "name mean sd 5% 50% 95% ess":
-/// names left-aligned, numbers right-aligned with 4 significant digits ("nan" where undefined),
-/// the ESS rounded to an integer; columns separated by two spaces, each line ending in '\n'.
+/// An aligned text table, one line per column plus a header "name mean sd 5% 50% 95% ess", and "rhat" if a row has
+/// one: names left-aligned, numbers right-aligned with 4 significant digits ("nan" where undefined), the ESS
+/// rounded to an integer, R-hat with 3 decimals; columns separated by two spaces, each line ending in '\n'.
 std::string format_summary_table(std::span<const ColumnSummary> rows);
 
 }  // namespace vnt

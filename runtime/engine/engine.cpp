@@ -836,7 +836,26 @@ class UnboundNames {
 
 }  // namespace
 
+void Engine::check_source(const std::shared_ptr<const SourceFile>& file) { read_and_check(file, false); }
+
 void Engine::run_source(const std::shared_ptr<const SourceFile>& file, bool note_skipped) {
+  const std::vector<parser::DirectiveSyntax> program = read_and_check(file, note_skipped);
+  for (size_t i = 0; i < program.size(); ++i) {
+    try {
+      const parser::DirectiveSyntax& d = program[i];
+      execute(out_of_memory_at(d.span, "out of memory", [&] { return analyze_directive(d, params_); }));
+    } catch (Error& e) {
+      const size_t left = program.size() - i - 1;
+      if (note_skipped && left > 0)
+        e.add_frame(left == 1 ? std::string("note: the directive after it in this input did not run")
+                              : fmt::format("note: the {} directives after it in this input did not run", left));
+      throw;
+    }
+  }
+}
+
+std::vector<parser::DirectiveSyntax> Engine::read_and_check(const std::shared_ptr<const SourceFile>& file,
+                                                            bool note_skipped) {
   // The REPL: an input is one unit, like a file, so an error found before the run stops the directives before it too.
   auto note_none_ran = [&](Error& e, size_t directives) {
     if (note_skipped && directives > 1)
@@ -881,19 +900,7 @@ void Engine::run_source(const std::shared_ptr<const SourceFile>& file, bool note
     for (const auto& [name, span] : unbound.unbound(*trace_))
       trace_->warn(fmt::format("{}: '{}' is not assumed by any directive, nor a builtin: reading it will fail",
                                span_location(span), name));
-  reading.reset();  // each directive that runs has the trace's own check
-  for (size_t i = 0; i < program.size(); ++i) {
-    try {
-      const parser::DirectiveSyntax& d = program[i];
-      execute(out_of_memory_at(d.span, "out of memory", [&] { return analyze_directive(d, params_); }));
-    } catch (Error& e) {
-      const size_t left = program.size() - i - 1;
-      if (note_skipped && left > 0)
-        e.add_frame(left == 1 ? std::string("note: the directive after it in this input did not run")
-                              : fmt::format("note: the {} directives after it in this input did not run", left));
-      throw;
-    }
-  }
+  return program;  // each directive that runs has the trace's own check for an interrupt
 }
 
 }  // namespace vnt

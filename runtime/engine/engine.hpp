@@ -95,6 +95,9 @@ class Engine {
   /// `note_skipped`, that error ends with a note counting the directives after it that did not run (the REPL,
   /// where one input may hold several).
   void run_source(const std::shared_ptr<const SourceFile>& file, bool note_skipped = false);
+  /// What run_source does before the first directive runs: parses and checks the whole text (and warns of unbound
+  /// names if asked to), throwing the error run_source would; runs nothing.
+  void check_source(const std::shared_ptr<const SourceFile>& file);
   /// Runs one analyzed directive; its value (predict, sample) goes to the output callback, within the directive:
   /// a callback that throws fails it. Out of memory is an error at the directive.
   void execute(Directive d);
@@ -159,6 +162,9 @@ class Engine {
   void infer(const parser::Syntax& program);
 
  private:
+  /// Parses and checks a source text (run_source's first step): its directives, none run yet.
+  std::vector<parser::DirectiveSyntax> read_and_check(const std::shared_ptr<const SourceFile>& file,
+                                                      bool note_skipped);
   void run_directive(Directive& d);
   void add_record(DirectiveRecord r);
   /// Calls `use` on the value of the record just added; if it throws, takes the record back with its family.

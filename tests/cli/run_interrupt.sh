@@ -41,4 +41,28 @@ if [ "$rows" -lt 1000 ]; then fail "--draws holds $rows rows, not the draws coll
 if [ -z "$transitions" ] || [ $((transitions - rows)) -lt 0 ] || [ $((transitions - rows)) -gt 1 ]; then
   fail "$rows rows written for ${transitions:-?} transitions (one collect each)"
 fi
+
+# With --chains, one Ctrl-C stops every chain, each keeping what it collected.
+set -m
+"$PPRUN" long.vnt --seed 2 --chains 2 --draws chains.csv >out.txt 2>err.txt &
+pid=$!
+for _ in $(seq 200); do
+  ticks=$(awk '{print $14}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+  [ "${ticks:-0}" -ge "$(getconf CLK_TCK)" ] && break
+  sleep 0.1
+done
+kill -INT "$pid"
+wait "$pid"
+RC=$?
+set +m
+OUT=$(cat out.txt)
+ERR=$(cat err.txt)
+LAST_CMD="pprun long.vnt --seed 2 --chains 2 --draws chains.csv, then SIGINT"
+expect_rc 130 "chains stopped by SIGINT end as killed by it"
+expect_eq "each chain says it was interrupted" "2" "$(grep -c "error: interrupted (Ctrl-C)" <<<"$ERR")"
+expect_match "the summary of both chains is printed" "^mu +-?[0-9.]+ .* [0-9.]+$" "$OUT"
+for c in 1 2; do
+  rows=$(awk -F, -v c=$c 'NR > 1 && $1 == c' chains.csv | wc -l)
+  if [ "$rows" -lt 100 ]; then fail "--draws holds $rows rows of chain $c, not the draws collected before SIGINT"; fi
+done
 finish

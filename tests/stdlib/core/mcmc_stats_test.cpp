@@ -139,8 +139,8 @@ TEST_CASE("summarize fills every field") {
 TEST_CASE("format_summary_table aligns columns") {
   const double nan = std::nan("");
   const std::vector<ColumnSummary> rows = {
-      {"mu", 1000, 1.00234, 0.100312, 0.837, 1.0021, 1.16712, 3856.4},
-      {"a_long_name[10]", 1000, -12345.678, 0.5, -0.00001234567, 0.0, 1e6, nan},
+      {"mu", 1000, 1.00234, 0.100312, 0.837, 1.0021, 1.16712, 3856.4, {}},
+      {"a_long_name[10]", 1000, -12345.678, 0.5, -0.00001234567, 0.0, 1e6, nan, {}},
   };
   CHECK(format_summary_table(rows) ==
         "name                   mean      sd          5%    50%    95%   ess\n"
@@ -150,9 +150,9 @@ TEST_CASE("format_summary_table aligns columns") {
   // A name is shown on one line (an expression written over several lines), escaped, and padded by the cells it
   // takes, not its bytes: each line of the table stays aligned.
   const std::vector<ColumnSummary> names = {
-      {"(+ x\n     1)", 1, 1, 0, 1, 1, 1, 1},
-      {"\xC3\xA9\xE6\x97\xA5", 1, 2, 0, 2, 2, 2, 1},
-      {"a\x1b", 1, 3, 0, 3, 3, 3, 1}};
+      {"(+ x\n     1)", 1, 1, 0, 1, 1, 1, 1, {}},
+      {"\xC3\xA9\xE6\x97\xA5", 1, 2, 0, 2, 2, 2, 1, {}},
+      {"a\x1b", 1, 3, 0, 3, 3, 3, 1, {}}};
   CHECK(format_summary_table(names) ==
         "name     mean  sd  5%  50%  95%  ess\n"
         "(+ x 1)     1   0   1    1    1    1\n"
@@ -162,6 +162,17 @@ TEST_CASE("format_summary_table aligns columns") {
   CHECK(format_summary_table({&inf, 1}) ==
         "name  mean   sd   5%  50%  95%  ess\n"
         "inf    inf  nan  inf  inf  inf  nan\n");
+}
+
+TEST_CASE("format_summary_table shows R-hat, with 3 decimals, when a row has one (several chains)") {
+  const std::vector<ColumnSummary> rows = {{"mu", 4000, 1.5, 0.25, 1.1, 1.5, 1.9, 3800, 1.00049},
+                                           {"z", 4000, 0.5, 0.5, 0, 0, 1, 12, INFINITY},
+                                           {"c", 4000, 2, 0, 2, 2, 2, NAN, NAN}};
+  CHECK(format_summary_table(rows) ==
+        "name  mean    sd   5%  50%  95%   ess   rhat\n"
+        "mu     1.5  0.25  1.1  1.5  1.9  3800  1.000\n"
+        "z      0.5   0.5    0    0    1    12    inf\n"
+        "c        2     0    2    2    2   nan    nan\n");
 }
 
 TEST_CASE("stat checks pass on correct draws") {
