@@ -90,14 +90,22 @@ void run_all(const Options& o, const std::shared_ptr<const SourceFile>& file, st
   for (std::thread& t : threads) t.join();
 }
 
-/// The draws of every chain in one table, a first column "chain" (1, 2, ...) telling them apart.
+/// The draws of every chain in one table, a first column "chain" (1, 2, ...) telling them apart ("_chain" if the
+/// program collects a column "chain", and so on).
 Draws all_draws(const std::vector<ChainRun>& runs) {
+  std::string chain = "chain";
+  auto collected = [&](const std::string& name) {
+    return std::any_of(runs.begin(), runs.end(), [&](const ChainRun& r) {
+      return std::find(r.draws.columns().begin(), r.draws.columns().end(), name) != r.draws.columns().end();
+    });
+  };
+  while (collected(chain)) chain.insert(0, "_");
   Draws all;
   std::vector<std::pair<std::string, double>> cells;
   for (size_t c = 0; c < runs.size(); ++c) {
     const Draws& d = runs[c].draws;
     for (size_t row = 0; row < d.rows(); ++row) {
-      cells.assign(1, {"chain", static_cast<double>(c + 1)});
+      cells.assign(1, {chain, static_cast<double>(c + 1)});
       for (size_t i = 0; i < d.columns().size(); ++i)
         if (d.has(i, row)) cells.emplace_back(d.columns()[i], d.column(i)[row]);
       all.add_row(cells);

@@ -48,6 +48,12 @@ rhat=$(printf '%s\n' "$OUT" | awk '$1 == "x" { print $NF }')
 expect_eq "chains stuck in different modes have R-hat far above 1 (got $rhat)" "yes" \
   "$(awk -v r="$rhat" 'BEGIN { print (r > 1.5) ? "yes" : "no" }')"
 
+printf '[assume chain 7]\n[infer (collect chain)]\n' >named.vnt
+run named.vnt --chains 2 --draws named.csv
+expect_eq "a collected column named chain keeps its values, the chain column gives way" "_chain,chain
+1,7
+2,7" "$(cat named.csv)"
+
 run model.vnt --chains 1 --seed 5
 one=$OUT
 run model.vnt --seed 5
