@@ -11,6 +11,7 @@
 #include <new>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "runtime/cli/cli.hpp"
 #include "runtime/core/chain_diagnostics.hpp"
@@ -58,8 +59,8 @@ void run_chain(const Options& o, const std::shared_ptr<const SourceFile>& file, 
       record_error(o, r, e, max_depth);
     }
     // As for one chain: the draws and reports of the [infer]s before a failing directive are kept.
-    r.draws = engine.draws();
-    r.reports = engine.kernel_reports();
+    r.draws = std::move(engine.draws());
+    r.reports = std::move(engine.kernel_reports());
   } catch (const Error& e) {
     record_error(o, r, e, max_depth);
   } catch (const std::bad_alloc&) {

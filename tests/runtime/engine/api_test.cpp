@@ -244,7 +244,7 @@ TEST_CASE("Options.params fill {name}, a missing one is a parameter error") {
 }
 
 // Params were strings only: an application converting a number with std::to_string lost it (1e-7 became 0).
-TEST_CASE("Options.params take numbers and booleans as such, every digit kept; text is read as pprun reads it") {
+TEST_CASE("Options.params take numbers and booleans as such, every digit kept, text is read as pprun reads it") {
   vnt::Options options;
   options.params = {{"eps", 1e-7}, {"tenth", 0.1}, {"huge", 1e300}, {"tiny", 5e-324}, {"neg", -2.5},
                     {"n", 5},      {"size", size_t{3}}, {"off", false}, {"text", "0.25"}, {"word", "abc"}};
@@ -378,7 +378,7 @@ TEST_CASE("observing a default-constructed Datum is a type error saying the valu
 }
 
 // API observations had no label, so they could not be forgotten.
-TEST_CASE("a labelled observe can be forgotten, and the posterior forgets it; a label taken is refused") {
+TEST_CASE("a labelled observe can be forgotten, and the posterior forgets it, a label taken is refused") {
   vnt::Runtime rt(seeded(6));
   rt.assume("mu", "(normal 0 1)");
   rt.observe("(normal mu 0.1)", 5.0, "far");
