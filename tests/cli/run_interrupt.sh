@@ -12,23 +12,28 @@ cat >long.vnt <<'VNT'
 [infer (repeat 1000000000 (do (mh default one 1) (collect mu)))]
 [predict 12345]
 VNT
-set -m  # job control: a background job of a script otherwise starts with SIGINT ignored
-"$PPRUN" long.vnt --seed 2 --draws long.csv >out.txt 2>err.txt &
-pid=$!
-# Once it has used a second of CPU it is in the [infer] (which cannot end by itself: about 1e6 transitions a
-# second); before its handler is installed, SIGINT would just end it.
-for _ in $(seq 200); do
-  ticks=$(awk '{print $14}' "/proc/$pid/stat" 2>/dev/null || echo 0)
-  [ "${ticks:-0}" -ge "$(getconf CLK_TCK)" ] && break
-  sleep 0.1
-done
-kill -INT "$pid"
-wait "$pid"
-RC=$?
-set +m
-OUT=$(cat out.txt)
-ERR=$(cat err.txt)
-LAST_CMD="pprun long.vnt --seed 2 --draws long.csv, then SIGINT"
+# interrupt_run ARGS...: runs pprun ARGS in the background and, once it has used a second of CPU (it is then in the
+# [infer], which cannot end by itself: about 1e6 transitions a second; before its handler is installed, SIGINT
+# would just end it), sends SIGINT; sets OUT, ERR and RC.
+interrupt_run() {
+  set -m  # job control: a background job of a script otherwise starts with SIGINT ignored
+  "$PPRUN" "$@" >out.txt 2>err.txt &
+  local pid=$!
+  for _ in $(seq 200); do
+    ticks=$(awk '{print $14}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+    [ "${ticks:-0}" -ge "$(getconf CLK_TCK)" ] && break
+    sleep 0.1
+  done
+  kill -INT "$pid"
+  wait "$pid"
+  RC=$?
+  set +m
+  OUT=$(cat out.txt)
+  ERR=$(cat err.txt)
+  LAST_CMD="pprun $*, then SIGINT"
+}
+
+interrupt_run long.vnt --seed 2 --draws long.csv
 expect_rc 130 "a run stopped by SIGINT ends as killed by it"
 expect_match "the error says what is kept" "^long.vnt:3:[0-9]+: error: interrupted \(Ctrl-C\): the transitions made \
 and the draws collected before it are kept$" "$(first_line "$ERR")"
@@ -43,21 +48,7 @@ if [ -z "$transitions" ] || [ $((transitions - rows)) -lt 0 ] || [ $((transition
 fi
 
 # With --chains, one Ctrl-C stops every chain, each keeping what it collected.
-set -m
-"$PPRUN" long.vnt --seed 2 --chains 2 --draws chains.csv >out.txt 2>err.txt &
-pid=$!
-for _ in $(seq 200); do
-  ticks=$(awk '{print $14}' "/proc/$pid/stat" 2>/dev/null || echo 0)
-  [ "${ticks:-0}" -ge "$(getconf CLK_TCK)" ] && break
-  sleep 0.1
-done
-kill -INT "$pid"
-wait "$pid"
-RC=$?
-set +m
-OUT=$(cat out.txt)
-ERR=$(cat err.txt)
-LAST_CMD="pprun long.vnt --seed 2 --chains 2 --draws chains.csv, then SIGINT"
+interrupt_run long.vnt --seed 2 --chains 2 --draws chains.csv
 expect_rc 130 "chains stopped by SIGINT end as killed by it"
 expect_eq "each chain says it was interrupted" "2" "$(grep -c "error: interrupted (Ctrl-C)" <<<"$ERR")"
 expect_match "the summary of both chains is printed" "^mu +-?[0-9.]+ .* [0-9.]+$" "$OUT"
