@@ -347,12 +347,28 @@ void Runtime::clear_draws() { impl("clear_draws").engine.draws().truncate(0); }
 
 void Runtime::clear_kernel_reports() { impl("clear_kernel_reports").engine.kernel_reports().clear(); }
 
-std::vector<KernelReport> Runtime::kernel_reports() const {
+namespace {
+
+std::vector<KernelReport> to_reports(const std::vector<KernelRecord>& records) {
   std::vector<KernelReport> out;
-  for (const KernelRecord& r : impl("kernel_reports").engine.kernel_reports()) {
+  out.reserve(records.size());
+  for (const KernelRecord& r : records) {
     out.push_back(KernelReport{r.kernel, r.scope, r.block, span_location(r.span), r.transitions, r.accepted,
                                r.subsampled_transitions, r.sections_visited, r.sections_total, r.exact_transitions});
   }
+  return out;
+}
+
+}  // namespace
+
+std::vector<KernelReport> Runtime::kernel_reports() const {
+  return to_reports(impl("kernel_reports").engine.kernel_reports());
+}
+
+std::vector<KernelReport> Runtime::take_kernel_reports() {
+  std::vector<KernelRecord>& records = impl("take_kernel_reports").engine.kernel_reports();
+  std::vector<KernelReport> out = to_reports(records);  // converted first: out of memory there drops nothing
+  records.clear();
   return out;
 }
 

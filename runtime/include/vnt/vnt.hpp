@@ -201,6 +201,9 @@ class Runtime {
   /// The kernel report of every inference program run so far, in order (including kernels of a failed
   /// infer that had started running). Empty before any infer.
   std::vector<KernelReport> kernel_reports() const;
+  /// The kernel reports since the last call (or since the start), and drops them: what a session polling after
+  /// each infer reads, at a cost that does not grow with the session.
+  std::vector<KernelReport> take_kernel_reports();
   /// Drops the kernel reports so far. Each infer adds a record per kernel of its program, which keeps the program's
   /// text: a session that runs infer in a loop grows by that much each call (about 0.5 KB for a short program).
   void clear_kernel_reports();

@@ -438,6 +438,26 @@ TEST_CASE("clear_draws and clear_kernel_reports drop what the session has report
   CHECK(rt.kernel_reports()[0].transitions == 1);
 }
 
+TEST_CASE("take_kernel_reports returns the reports since the last call and drops them") {
+  vnt::Runtime rt(seeded(3));
+  rt.assume("m", "(normal 0 1)");
+  CHECK(rt.take_kernel_reports().empty());
+  rt.infer("(mh default one 2)");
+  rt.infer("(cycle ((mh default one 1) (mh default all 1)) 3)");
+  std::vector<vnt::KernelReport> taken = rt.take_kernel_reports();
+  REQUIRE(taken.size() == 3);
+  CHECK(taken[0].transitions == 2);
+  CHECK((taken[1].block == "one" && taken[1].transitions == 3));
+  CHECK((taken[2].block == "all" && taken[2].transitions == 3));
+  CHECK(rt.kernel_reports().empty());
+  CHECK(rt.take_kernel_reports().empty());
+  rt.infer("(mh default one 4)");
+  taken = rt.take_kernel_reports();
+  REQUIRE(taken.size() == 1);
+  CHECK(taken[0].transitions == 4);
+  CHECK(taken[0].location == "<api:4>:1:1");
+}
+
 // Columns were keyed by the exact source text while the summary showed it with its spacing collapsed: a burn-in
 // and a sampling [infer] whose collects were spaced differently filled two columns that looked alike.
 TEST_CASE("collects of one expression written with other spacing, over lines or with comments fill one column") {
