@@ -33,6 +33,9 @@ rhat=$(printf '%s\n' "$OUT" | awk '$1 == "mu" { print $NF }')
 # 3 x 2000 draws of a chain whose autocorrelation time is about 5: six halves of 1000 draws, whose means scatter by
 # sqrt(5 / 1000) sd, give R-hat - 1 of a few 1e-3.
 expect_eq "well-mixed chains have R-hat below 1.01" "yes" "$(awk -v r="$rhat" 'BEGIN { print (r < 1.01) ? "yes" : "no" }')"
+# The posterior is normal(1, sqrt(1/2)): the pooled mean is within 4 standard errors of 1, by the printed ESS.
+expect_eq "the pooled mean agrees with the exact posterior mean" "yes" "$(printf '%s\n' "$OUT" |
+  awk '$1 == "mu" { se = sqrt(0.5 / $7); print ($2 - 1 < 4 * se && 1 - $2 < 4 * se) ? "yes" : "no" }')"
 expect_match "the kernel report adds up the chains' transitions" "^mh default one \(model.vnt:3:25\) +6000 " "$OUT"
 expect_eq "same seed, same output" "$(run model.vnt --chains 3 --seed 5 --draws again.csv; echo "$OUT")" "$OUT"
 
