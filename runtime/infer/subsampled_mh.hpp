@@ -31,7 +31,7 @@ struct SubsampledOptions {
   double epsilon = 0.01;              // the test's error bound per test; 0 is exact MH
   size_t min_batches = 1;             // k0
   ErrorSpending spending = ErrorSpending::kPerTest;  // what eps bounds: each test (the paper), or each decision
-  std::optional<double> drift_sigma;  // absent: resimulation from the prior
+  std::optional<double> drift_sigma = std::nullopt;  // absent: resimulation from the prior
   bool fallback_to_mh = false;        // if the scaffold breaks the preconditions: exact MH instead of an error
   bool proxies = false;  // 'proxy 'taylor: test the rows of fused logistic plates against Taylor control variates
 };

@@ -129,10 +129,7 @@ TEST_CASE("plate rows: mh on a block with another choice scores the plate in the
 TEST_CASE("plate rows: subsampled_mh with eps = 0 makes exact mh's decisions and reaches the posterior") {
   auto sub = load("", 23);
   auto exact = load("", 23);
-  SubsampledOptions so;
-  so.epsilon = 0;
-  so.batch = 10;
-  so.drift_sigma = 0.3;
+  SubsampledOptions so{.batch = 10, .epsilon = 0, .drift_sigma = 0.3};
   SubsampledState state;
   exact->engine().trace().rng().split();  // mirror the stream subsampled_mh splits off for its section order
   MhOptions mo;

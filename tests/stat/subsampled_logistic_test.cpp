@@ -223,10 +223,7 @@ TEST_CASE("Fig. 3 logistic regression: subsampled_mh with eps 0.01 and Nbatch 10
   // (0.39, 1.08, -0.48), sds about 0.11-0.13. Drift 0.15 accepts about 40 % of moves.
   const std::vector<Row> data = make_data(400, Eigen::Vector3d(0.3, 1.0, -0.7), 11);
   const Moments3 exact = exact_moments(data);
-  SubsampledOptions opts;
-  opts.batch = 100;
-  opts.epsilon = 0.01;
-  opts.drift_sigma = 0.15;
+  SubsampledOptions opts{.batch = 100, .epsilon = 0.01, .drift_sigma = 0.15};
   const Chain rt = runtime_chain(data, opts, 60000, 7);
   const Chain rep = replica_chain(data, 0.15, 0.01, 100, 300000, 101);
   // The kernel subsampled (with N = 400 and eps = 0.01 it looks at about 80 % of the data), and it looked at
@@ -263,10 +260,7 @@ TEST_CASE("logistic regression with eps 0.3 and Nbatch 10: the runtime has the a
   // replica measures independently; an exact chain, or one computing l_i or mu0 differently, would not.
   const std::vector<Row> data = make_data(400, Eigen::Vector3d(0.3, 1.0, -0.7), 11);
   const Moments3 exact = exact_moments(data);
-  SubsampledOptions opts;
-  opts.batch = 10;
-  opts.epsilon = 0.3;
-  opts.drift_sigma = 0.15;
+  SubsampledOptions opts{.batch = 10, .epsilon = 0.3, .drift_sigma = 0.15};
   const Chain rt = runtime_chain(data, opts, 60000, 8);
   const Chain rep = replica_chain(data, 0.15, 0.3, 10, 240000, 102);
   const Estimate touched_rt = estimate(tail(rt.touched, kBurnIn)), touched_rep = estimate(tail(rep.touched, kBurnIn));

@@ -40,11 +40,7 @@ std::vector<std::vector<double>> run_chain(size_t rows, bool subsampled, size_t 
   spec.scope = "w";
   spec.mode = BlockSpec::Mode::kAll;
   spec.kernel = std::string(subsampled ? "subsampled_mh" : "mh");
-  SubsampledOptions so;
-  so.batch = 100;
-  so.epsilon = 0.01;
-  so.drift_sigma = 0.15;
-  so.proxies = true;
+  SubsampledOptions so{.batch = 100, .epsilon = 0.01, .drift_sigma = 0.15, .proxies = true};
   SubsampledState state;
   MhOptions mo;
   mo.drift_sigma = 0.15;

@@ -167,10 +167,7 @@ TEST_CASE("a current state of infinite density, accepted by an approximate move,
                                             program.find(d.leaf));
       Engine e(3);
       test::run(e, program);
-      SubsampledOptions so;
-      so.batch = 2;
-      so.epsilon = 0.3;
-      so.drift_sigma = 0.2;
+      SubsampledOptions so{.batch = 2, .epsilon = 0.3, .drift_sigma = 0.2};
       SubsampledState state;
       // Until w < 1 is accepted; a transition that scores the datum under a proposal below 1 fails instead.
       for (int i = 0; i < 400 && w_of(e) >= 1; ++i)

@@ -136,10 +136,9 @@ TEST_CASE("odd local sections: subsampled_mh still refuses them, and its fallbac
     CAPTURE(m.name);
     Engine e(7);
     test::run(e, m.text);
-    SubsampledOptions so;
-    so.batch = 200;  // every section at once: the odd ones are met at the first transition
-    so.epsilon = 0.05;
-    so.drift_sigma = 0.3;
+    SubsampledOptions so{.batch = 200,  // every section at once: the odd ones are met at the first transition
+                         .epsilon = 0.05,
+                         .drift_sigma = 0.3};
     SubsampledState state;
     const std::string before = test::fingerprint_of(e);
     try {
@@ -210,11 +209,7 @@ TEST_CASE("odd local sections: a failure inside one leaves the trace as it was")
 
 /// Approximate moves on w (eps > 0, two sections a mini-batch) that fall back to exact mh.
 SubsampledOptions approximate() {
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.3;
-  so.drift_sigma = 0.3;
-  so.fallback_to_mh = true;
+  SubsampledOptions so{.batch = 2, .epsilon = 0.3, .drift_sigma = 0.3, .fallback_to_mh = true};
   return so;
 }
 

@@ -125,11 +125,10 @@ TEST_CASE("decisions on residuals against proxies with eps = 0 are exactly those
     test::run(*e, kModel);
     load_rows(*e, 200, 6);
   }
-  SubsampledOptions so;
-  so.batch = 30;  // does not divide N: the last mini-batch is partial
-  so.epsilon = 0;
-  so.drift_sigma = 0.2;
-  so.proxies = true;
+  SubsampledOptions so{.batch = 30,  // does not divide N: the last mini-batch is partial
+                       .epsilon = 0,
+                       .drift_sigma = 0.2,
+                       .proxies = true};
   SubsampledState state;
   // With eps = 0 every decision reads every row, so subsampled_mh never builds proxies itself (they cannot
   // save a row): the test builds them, away from where the chain goes.
@@ -165,12 +164,11 @@ TEST_CASE("proxies are built once the rows decisions needed beyond their first l
   Engine e(8);
   test::run(e, kModel);
   load_rows(e, 2000, 9);
-  SubsampledOptions so;
-  so.batch = 50;
-  so.min_batches = 2;  // the first look is at 100 rows
-  so.epsilon = 0.01;
-  so.drift_sigma = 0.1;
-  so.proxies = true;
+  SubsampledOptions so{.batch = 50,
+                       .epsilon = 0.01,
+                       .min_batches = 2,  // the first look is at 100 rows
+                       .drift_sigma = 0.1,
+                       .proxies = true};
   SubsampledState state;
   const double worn = LogisticProxy::build_cost(3) * 2000;
   // None at first: rows are scored without proxies (renting) and counted.
@@ -239,11 +237,7 @@ TEST_CASE("proxies built within a decision: the test goes on over the rows not d
     test::run(*e, "[observe (bernoulli (linear_logistic w (vector 0.3 -1))) 1]"
                   "[observe (bernoulli (linear_logistic w (vector -2 0.5))) 0]");
   }
-  SubsampledOptions so;
-  so.batch = 30;
-  so.epsilon = 1e-15;
-  so.drift_sigma = 0.2;
-  so.proxies = true;
+  SubsampledOptions so{.batch = 30, .epsilon = 1e-15, .drift_sigma = 0.2, .proxies = true};
   SubsampledState state;
   exact.trace().rng().split();  // mirror the stream subsampled_mh splits off for its section order
   MhOptions mo;

@@ -62,10 +62,7 @@ TEST_CASE("plate rows and node sections under one border: N counts both, and eps
   REQUIRE(b.border != nullptr);
   CHECK(b.n == 150);
   CHECK(b.border->plate_children == 1);
-  SubsampledOptions so;
-  so.batch = 7;
-  so.epsilon = 0;
-  so.drift_sigma = 0.3;
+  SubsampledOptions so{.batch = 7, .epsilon = 0, .drift_sigma = 0.3};
   SubsampledState state;
   exact.trace().rng().split();  // mirror the draw subsampled_mh splits off for its section order
   MhOptions mo;
@@ -88,10 +85,7 @@ TEST_CASE("only node sections go stale, the plate's cached total is dropped, the
   Engine e(9);
   load(e, 40, 200, 6);
   PlateNode* plate = the_plate(e);
-  SubsampledOptions so;
-  so.batch = 5;
-  so.epsilon = 0.2;
-  so.drift_sigma = 0.5;
+  SubsampledOptions so{.batch = 5, .epsilon = 0.2, .drift_sigma = 0.5};
   SubsampledState state;
   for (int i = 0; i < 300; ++i) subsampled_mh_transition(e.trace(), w_all(), so, state);
   CHECK(state.stats.accepted > 0);
@@ -121,10 +115,9 @@ TEST_CASE("after moves that scored every row, the plate's total as read is exact
   Engine e(3);
   load(e, 0, 80, 2);
   PlateNode* plate = the_plate(e);
-  SubsampledOptions so;
-  so.batch = 10;
-  so.epsilon = 0;  // every row is scored
-  so.drift_sigma = 0.2;
+  SubsampledOptions so{.batch = 10,
+                       .epsilon = 0,  // every row is scored
+                       .drift_sigma = 0.2};
   SubsampledState state;
   int accepted = 0;
   for (int i = 0; i < 40; ++i) {

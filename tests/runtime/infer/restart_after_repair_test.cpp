@@ -54,10 +54,7 @@ TEST_CASE("a kernel interrupted by a repair moves as on a trace repaired at once
   Engine lazy(7), eager(7);
   test::run(lazy, program());
   test::run(eager, program());
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.3;
-  so.drift_sigma = 0.3;
+  SubsampledOptions so{.batch = 2, .epsilon = 0.3, .drift_sigma = 0.3};
   SubsampledState sl, se;
   const BlockSpec w = block("w", BlockSpec::Mode::kAll, "subsampled_mh");
   const BlockSpec any = block("default", BlockSpec::Mode::kOne, "mh");
@@ -104,10 +101,7 @@ TEST_CASE("a subsampled transition interrupted by a repair moves as on a trace r
     const bool above = as_output(e.trace().global("d"))->esr_parents.back()->expr->text() == "1.5";
     return above != (w_of(e) > kThreshold);
   };
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.3;
-  so.drift_sigma = 0.3;
+  SubsampledOptions so{.batch = 2, .epsilon = 0.3, .drift_sigma = 0.3};
   SubsampledState wl, we, ul, ue;
   const BlockSpec w = block("w", BlockSpec::Mode::kAll, "subsampled_mh");
   const BlockSpec u = block("u", BlockSpec::Mode::kAll, "subsampled_mh");

@@ -84,10 +84,7 @@ TEST_CASE("two borders moved in turn by approximate moves: each counts exactly i
     CAPTURE(seed);
     Engine e(seed);
     test::run(e, program);
-    SubsampledOptions so;
-    so.batch = 2;
-    so.epsilon = 0.3;
-    so.drift_sigma = 0.2;
+    SubsampledOptions so{.batch = 2, .epsilon = 0.3, .drift_sigma = 0.2};
     SubsampledState sw, sz;
     const BlockSpec w = test::block("w", BlockSpec::Mode::kAll, "subsampled_mh");
     const BlockSpec z = test::block("z", BlockSpec::Mode::kAll, "subsampled_mh");

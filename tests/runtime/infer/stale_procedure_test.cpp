@@ -50,10 +50,9 @@ TEST_CASE("a section whose procedure a repair turns random is found again before
   CAPTURE(observe);
   Engine e(4);
   test::run(e, program(observe));
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.3;
-  so.drift_sigma = 0.01;  // small steps: most w moves are accepted
+  SubsampledOptions so{.batch = 2,
+                       .epsilon = 0.3,
+                       .drift_sigma = 0.01};  // small steps: most w moves are accepted
   SubsampledState sw, sz;
   const BlockSpec spec_w = test::block("w", BlockSpec::Mode::kOne, "subsampled_mh");
   for (int t = 0; t < 5; ++t) subsampled_mh_transition(e.trace(), spec_w, so, sw);
@@ -95,10 +94,7 @@ void after_a_stale_branch(F&& after) {
   for (int i = 0; i < 60; ++i) p += fmt::format("[observe (normal w 1) {}]", 1.5 + 0.01 * i);
   p += "odd: [observe (if (> w 0) (normal w 1) (normal (normal (- w) 1) 2)) 0.7]";
   for (int i = 0; i < 60; ++i) p += fmt::format("[observe (normal w 1) {}]", 1.5 - 0.01 * i);
-  SubsampledOptions so;
-  so.batch = 5;
-  so.epsilon = 0.2;
-  so.drift_sigma = 1.5;
+  SubsampledOptions so{.batch = 5, .epsilon = 0.2, .drift_sigma = 1.5};
   int crossed = 0;
   for (uint64_t seed = 1; seed <= 8; ++seed) {
     CAPTURE(seed);
@@ -240,10 +236,7 @@ std::string stale_reads_of_u(const std::string& sum, const std::string& observe_
 
 /// The approximate moves of z that leave some of the four stale.
 SubsampledOptions moves_of_z() {
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.4;
-  so.drift_sigma = 0.5;
+  SubsampledOptions so{.batch = 2, .epsilon = 0.4, .drift_sigma = 0.5};
   return so;
 }
 
@@ -349,10 +342,7 @@ TEST_CASE("a repair whose new branch reads another parameter's stale section rea
   for (int i = 0; i < 100; ++i) p += fmt::format("[observe (normal z 1) {0}] [observe (normal w 1) {0}]", 0.02 * i);
   p += "[assume e (* z 0.5)] [assume k ((lambda (v) (+ v 0)) e)] [assume h (if (> w 0) (* e 1) 0)]"
        "[observe (normal (+ h k) 1) 0.3]";
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.3;
-  so.drift_sigma = 0.4;
+  SubsampledOptions so{.batch = 2, .epsilon = 0.3, .drift_sigma = 0.4};
   int found = 0;
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     CAPTURE(seed);

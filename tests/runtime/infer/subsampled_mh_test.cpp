@@ -46,10 +46,7 @@ BlockSpec w_all() { return test::block("w", BlockSpec::Mode::kAll, "subsampled_m
 
 /// subsampled_mh with mini-batches of `batch`, tolerance `eps` and a drift of `sigma`.
 SubsampledOptions approximate(size_t batch, double eps, double sigma) {
-  SubsampledOptions so;
-  so.batch = batch;
-  so.epsilon = eps;
-  so.drift_sigma = sigma;
+  SubsampledOptions so{.batch = batch, .epsilon = eps, .drift_sigma = sigma};
   return so;
 }
 
@@ -130,10 +127,9 @@ TEST_CASE("with eps = 0, subsampled_mh makes exactly the decisions of exact mh")
   Engine exact(5), sub(5);
   test::run(exact, logistic_program(60, 4));
   test::run(sub, logistic_program(60, 4));
-  SubsampledOptions so;
-  so.batch = 7;  // does not divide N: the last mini-batch is partial
-  so.epsilon = 0;
-  so.drift_sigma = 0.3;
+  SubsampledOptions so{.batch = 7,  // does not divide N: the last mini-batch is partial
+                       .epsilon = 0,
+                       .drift_sigma = 0.3};
   SubsampledState state;
   exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
   MhOptions mo;
@@ -252,10 +248,9 @@ TEST_CASE("with eps = 0, subsampled_mh on sections that are not chains makes the
     BorderReach reach(info.border);
     for (Node* root : info.border->children) CHECK_FALSE(SectionChain().match(sub.trace(), reach, root));
 
-    SubsampledOptions so;
-    so.batch = 6;  // does not divide N
-    so.epsilon = 0;
-    so.drift_sigma = 0.15;
+    SubsampledOptions so{.batch = 6,  // does not divide N
+                         .epsilon = 0,
+                         .drift_sigma = 0.15};
     SubsampledState state;
     state.general_path_for_tests = !in_place;
     exact.trace().rng().split();  // mirror the one draw subsampled_mh splits off for its section order
@@ -642,9 +637,7 @@ TEST_CASE("a subsampled transition moves the shape epoch only if it changes a pr
   test::run(e, p);
   BlockSpec k_one = w_all();
   k_one.scope = "k";
-  SubsampledOptions so;
-  so.batch = 3;
-  so.epsilon = 0.1;
+  SubsampledOptions so{.batch = 3, .epsilon = 0.1};
   SubsampledState on_k, on_w;
   int switches = 0;
   for (int i = 0; i < 40; ++i) {
@@ -731,9 +724,7 @@ TEST_CASE("a mem family that is a stale local section is repaired before a new a
   constexpr int kN = 12;
   Engine e(4);
   test::run(e, per_index_mem_program(kN, 5));
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.5;
+  SubsampledOptions so{.batch = 2, .epsilon = 0.5};
   SubsampledState state;
   for (int i = 0; i < 50 && e.trace().stale_borders().empty(); ++i)
     subsampled_mh_transition(e.trace(), w_all(), so, state);
@@ -782,9 +773,8 @@ TEST_CASE("a transition that meets a section it cannot partition restores the se
   program += "[observe (normal (if (> w 1) 1 2) 1) 0.5]";  // a section with brush
   test::run(e, program);
   const std::string before = test::fingerprint_of(e);
-  SubsampledOptions so;
-  so.batch = 7;  // every section in one mini-batch, in a random order
-  so.drift_sigma = 0.5;
+  SubsampledOptions so{.batch = 7,  // every section in one mini-batch, in a random order
+                       .drift_sigma = 0.5};
   SubsampledState state;
   state.unchecked_for_tests = true;  // a transition meets the section when it draws it, not before
   for (int i = 0; i < 10; ++i) {
@@ -1280,8 +1270,7 @@ TEST_CASE("a refused partition attempt draws nothing: exact mh then draws what t
 TEST_CASE("a border refused once is not tried again until the trace's shape moves") {
   Engine e(2);
   test::run(e, late_refusal_program(300));
-  SubsampledOptions so;
-  so.fallback_to_mh = true;
+  SubsampledOptions so{.fallback_to_mh = true};
   SubsampledState state;
   subsampled_mh_transition(e.trace(), w_all(), so, state);
   const uint64_t first = state.stats.sections_visited;

@@ -111,10 +111,7 @@ size_t lazy_equals_eager(const std::string& program, std::span<const BlockSpec> 
   Engine lazy(11), eager(11);
   test::run(lazy, program);
   test::run(eager, program);
-  SubsampledOptions so;
-  so.batch = 20;
-  so.epsilon = 0.05;
-  so.drift_sigma = 0.05;
+  SubsampledOptions so{.batch = 20, .epsilon = 0.05, .drift_sigma = 0.05};
   std::vector<SubsampledState> sl(sub.size()), se(sub.size());
   const BlockSpec latent = block("default", BlockSpec::Mode::kOne, "mh");
   std::vector<Node*> borders;
@@ -302,10 +299,7 @@ const BlockSpec kW = block("w", BlockSpec::Mode::kAll, "subsampled_mh");
 
 /// A long subsampled run on w that leaves many sections stale.
 void subsample_w(Engine& e, int transitions) {
-  SubsampledOptions so;
-  so.batch = 5;
-  so.epsilon = 0.2;
-  so.drift_sigma = 0.5;
+  SubsampledOptions so{.batch = 5, .epsilon = 0.2, .drift_sigma = 0.5};
   SubsampledState state;
   for (int i = 0; i < transitions; ++i) subsampled_mh_transition(e.trace(), kW, so, state);
   REQUIRE(state.stats.accepted > 10);
@@ -372,10 +366,7 @@ TEST_CASE("after subsampled moves exact mh on w and on a reader of a stale value
   Engine lazy(5), eager(5);
   test::run(lazy, logistic_readers_program());
   test::run(eager, logistic_readers_program());
-  SubsampledOptions so;
-  so.batch = 5;
-  so.epsilon = 0.2;
-  so.drift_sigma = 0.5;
+  SubsampledOptions so{.batch = 5, .epsilon = 0.2, .drift_sigma = 0.5};
   SubsampledState sl, se;
   const BlockSpec any = block("default", BlockSpec::Mode::kOne, "mh");
   int exact_accepts = 0;
@@ -479,10 +470,7 @@ TEST_CASE("experts with resampled assignments: at eps = 0 subsampled_mh on each 
     BorderReach reach(b.border);
     for (Node* root : b.border->children) CHECK(SectionChain().match(sub.trace(), reach, root));
   }
-  SubsampledOptions so;
-  so.batch = 4;
-  so.epsilon = 0;
-  so.drift_sigma = 0.4;
+  SubsampledOptions so{.batch = 4, .epsilon = 0, .drift_sigma = 0.4};
   MhOptions mo;
   mo.drift_sigma = 0.4;
   mo.allow_partition = false;
@@ -550,10 +538,7 @@ TEST_CASE("experts with resampled assignments: at eps > 0 points change expert w
   Engine lazy(17), eager(17);
   test::run(lazy, program);
   test::run(eager, program);
-  SubsampledOptions so;
-  so.batch = 3;
-  so.epsilon = 0.2;
-  so.drift_sigma = 0.4;
+  SubsampledOptions so{.batch = 3, .epsilon = 0.2, .drift_sigma = 0.4};
   std::vector<SubsampledState> sl(kExperts), se(kExperts);
   const BlockSpec assignment = block("z", BlockSpec::Mode::kOne, "mh");
   size_t max_stale = 0, moved_stale = 0;
@@ -610,10 +595,7 @@ TEST_CASE("an exact move whose brush holds stale sections decides as with eager 
   Engine lazy(11), eager(11);
   test::run(lazy, program);
   test::run(eager, program);
-  SubsampledOptions so;
-  so.batch = 3;
-  so.epsilon = 0.3;
-  so.drift_sigma = 0.3;
+  SubsampledOptions so{.batch = 3, .epsilon = 0.3, .drift_sigma = 0.3};
   SubsampledState sl, se;
   const BlockSpec mu = block("mu", BlockSpec::Mode::kOne, "subsampled_mh");
   const BlockSpec flips = block("b", BlockSpec::Mode::kOne, "mh");

@@ -28,10 +28,7 @@ size_t stale_count(Engine& e) {
 }
 
 SubsampledOptions approximate(double sigma) {
-  SubsampledOptions so;
-  so.batch = 2;
-  so.epsilon = 0.4;
-  so.drift_sigma = sigma;
+  SubsampledOptions so{.batch = 2, .epsilon = 0.4, .drift_sigma = sigma};
   return so;
 }
 

@@ -68,10 +68,7 @@ TEST_CASE("subsampled_mh makes bitwise the same moves on a plate as on one famil
   p.run(kLinear);
   load_linear(p.on, 300, 3);
   load_linear(p.off, 300, 3);
-  SubsampledOptions so;
-  so.epsilon = 0.05;
-  so.batch = 20;
-  so.drift_sigma = 0.03;
+  SubsampledOptions so{.batch = 20, .epsilon = 0.05, .drift_sigma = 0.03};
   SubsampledState s_on, s_off;
   const BlockSpec spec = block("a", BlockSpec::Mode::kAll, "subsampled_mh");
   for (int i = 0; i < 200; ++i) {
@@ -94,10 +91,7 @@ TEST_CASE("subsampled_mh makes bitwise the same moves on a plate as on one famil
 std::pair<int, int> lockstep(Pair& p, const char* kernel, double sigma) {
   MhOptions mo;
   mo.drift_sigma = sigma;
-  SubsampledOptions so;
-  so.epsilon = 0.05;
-  so.batch = 20;
-  so.drift_sigma = sigma;
+  SubsampledOptions so{.batch = 20, .epsilon = 0.05, .drift_sigma = sigma};
   SubsampledState s_on, s_off;
   const BlockSpec spec = block("w", BlockSpec::Mode::kAll, kernel);
   const bool sub = std::string(kernel) == "subsampled_mh";
@@ -214,10 +208,7 @@ TEST_CASE("a plate that reads the border and a value computed from it is refused
   test::run(general, kBorderAndChild);
   load_linear(part, 50, 8);
   load_linear(general, 50, 8);
-  SubsampledOptions so;
-  so.epsilon = 0.05;
-  so.batch = 10;
-  so.drift_sigma = 0.05;
+  SubsampledOptions so{.batch = 10, .epsilon = 0.05, .drift_sigma = 0.05};
   SubsampledState state;
   Engine sub(59);
   test::run(sub, kBorderAndChild);

@@ -367,10 +367,7 @@ TEST_CASE("after accepted subsampled moves the plate's total is recomputed befor
   load_linear(e, 200, 7);
   PlateNode* p = last_plate(e);
   REQUIRE(p != nullptr);
-  SubsampledOptions so;
-  so.epsilon = 0.2;
-  so.batch = 5;
-  so.drift_sigma = 0.05;
+  SubsampledOptions so{.batch = 5, .epsilon = 0.2, .drift_sigma = 0.05};
   SubsampledState state;
   bool invalidated = false;
   for (int i = 0; i < 100; ++i) {
