@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <new>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -86,7 +87,10 @@ void run_all(const Options& o, const std::shared_ptr<const SourceFile>& file, st
     }
   };
   std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  try {
+    for (size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+  } catch (const std::system_error&) {  // no more threads to be had: fewer workers take every chain
+  }
   work();
   for (std::thread& t : threads) t.join();
 }
