@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "parser/syntax.hpp"
+#include "runtime/core/chain_diagnostics.hpp"
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/interrupt.hpp"
 #include "runtime/core/text_file.hpp"
@@ -370,6 +371,14 @@ std::vector<KernelReport> Runtime::take_kernel_reports() {
   std::vector<KernelReport> out = to_reports(records);  // converted first: out of memory there drops nothing
   records.clear();
   return out;
+}
+
+double split_rhat(const std::vector<std::vector<double>>& chains) {
+  return split_rhat(std::span<const std::vector<double>>(chains));
+}
+
+double multi_chain_ess(const std::vector<std::vector<double>>& chains) {
+  return multi_chain_ess(std::span<const std::vector<double>>(chains));
 }
 
 void Runtime::interrupt() noexcept {

@@ -229,4 +229,12 @@ class Runtime {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Convergence diagnostics of several chains' draws of one quantity (e.g. Runtime::draws of one column from
+/// runtimes run with different seeds), as pprun --chains prints them (Vehtari et al. 2021; docs/inference.md,
+/// "Several chains and R-hat"): the rank-normalised split R-hat (above 1.01: the chains have not mixed) and the
+/// multi-chain effective sample size. Both are NaN for chains of unequal lengths or of fewer than 4 draws, a
+/// non-finite draw, or draws all equal; R-hat is infinite for chains that each stay at one value, not all the same.
+double split_rhat(const std::vector<std::vector<double>>& chains);
+double multi_chain_ess(const std::vector<std::vector<double>>& chains);
+
 }  // namespace vnt
