@@ -26,7 +26,7 @@ LOCATED = re.compile(r"^(cur\.vnt|<repl:\d+>):\d+:\d+: (error|warning): ")
 # The errors of an [infer] found before its first transition (runtime/engine/infer_lang.cpp): its text and {params},
 # and its scopes, blocks and subsampling against the trace. The same kernels' errors met by a transition end in a
 # line "while running <kernel> ...", and collect's are not told apart from those met after transitions.
-PRE_RUN = re.compile(r"^((mh|subsampled_mh|repeat|cycle|mixture): |collect: expected|the number of transitions|"
+PRE_RUN = re.compile(r"^((mh|subsampled_mh|gibbs|repeat|cycle|mixture): |collect: expected|the number of transitions|"
                      r"expected an inference command|unknown inference command|missing parameter|parameter value)")
 RUNS = collections.Counter()
 
@@ -297,6 +297,16 @@ class Gen:
             return f"(mh {scope} {block} {self.pick(*self.DRIFT, 0.95)} {self.pick(*self.SIGMA)} {self.count()})"
         return f"(mh {scope} {block} {self.count()})"
 
+    def gibbs(self):
+        scope, block = self.scope_block()
+        discrete = [x for x in self.scopes if x == "z" or (x.startswith("d") and x != "default")]
+        if discrete and self.p(0.6):  # scopes of flips, categoricals, (poisson: refused), dg (by a branch)
+            scope = self.c(discrete)
+            block = self.c(["one", "all"] + self.blocks.get(scope, []))
+        if self.err(0.04):
+            return self.c([f"(gibbs {scope} {block})", f"(gibbs {scope})", "(gibbs)", f"(gibbs {scope} {block} 1 2)"])
+        return f"(gibbs {scope} {block} {self.count()})"
+
     def sub(self):
         drift = self.p(0.6)
         scope, block = self.scope_block(want_real=drift)
@@ -348,7 +358,7 @@ class Gen:
     def program(self, depth=0):
         x = self.r.random()
         if depth > 3 or x < 0.35:
-            return self.c([self.mh] * 11 + [self.sub] * 5 + [self.count] * 2 + [self.collect] * 2)()
+            return self.c([self.mh] * 11 + [self.sub] * 5 + [self.gibbs] * 3 + [self.count] * 2 + [self.collect] * 2)()
         if x < 0.5:
             return f"(repeat {self.count()} {self.program(depth + 1)})"
         if x < 0.78:
@@ -358,7 +368,7 @@ class Gen:
             return self.mixture(depth)
         if x < 0.95 or not self.bad:
             return self.collect()
-        return self.c(["(gibbs default one 1)", "(pgibbs default one 2 1)", "()", "(1 2)", "(repeat 2)",
+        return self.c(["(hmc default one 1)", "(pgibbs default one 2 1)", "()", "(1 2)", "(repeat 2)",
                        "(cycle 1 2)", "(mixture () 1)", "(do . 1)", "mh", "\"mh\"", "(quote (mh default one 1))",
                        "(repeat 2 (mh default one 1) 3)", "(cycle ((mh default one 1)))", "{K}", "({K} default one 1)"])
 

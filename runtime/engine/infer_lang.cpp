@@ -16,6 +16,7 @@
 #include "runtime/engine/engine.hpp"
 #include "runtime/engine/infer_lang.hpp"
 #include "runtime/infer/austerity/sequential_test.hpp"
+#include "runtime/infer/gibbs.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/syntax/expr.hpp"
@@ -25,10 +26,10 @@ namespace {
 
 using parser::Syntax;
 
-constexpr std::string_view kKnown = "mh, subsampled_mh, repeat, do, cycle, mixture, collect";
+constexpr std::string_view kKnown = "mh, subsampled_mh, gibbs, repeat, do, cycle, mixture, collect";
 
 struct InferOp {
-  enum class Kind { kMh, kSubsampled, kRepeat, kDo, kCycle, kMixture, kCollect };
+  enum class Kind { kMh, kSubsampled, kGibbs, kRepeat, kDo, kCycle, kMixture, kCollect };
   Kind kind = Kind::kDo;
   size_t count = 1;
   BlockSpec block;
@@ -167,10 +168,12 @@ InferOp compile_checked(Engine& engine, const Syntax& s) {
     const InferOp* o = todo.back();
     todo.pop_back();
     bool known = engine.scope_in_program(o->block.scope);
+    auto real_if = [](bool drift) { return drift ? ChoiceValues::kReal : ChoiceValues::kAny; };
     if (o->kind == InferOp::Kind::kMh)
-      validate_block(engine.trace(), o->block, o->mh.drift_sigma.has_value(), known);
+      validate_block(engine.trace(), o->block, real_if(o->mh.drift_sigma.has_value()), known);
+    if (o->kind == InferOp::Kind::kGibbs) validate_block(engine.trace(), o->block, ChoiceValues::kEnumerable, known);
     if (o->kind == InferOp::Kind::kSubsampled) {
-      validate_block(engine.trace(), o->block, o->sub.drift_sigma.has_value(), known);
+      validate_block(engine.trace(), o->block, real_if(o->sub.drift_sigma.has_value()), known);
       check_subsampling(engine.trace(), o->block, o->sub);
     }
     // Evaluate what collect will record once, so an expression that cannot be collected fails before any move.
@@ -289,6 +292,13 @@ InferOp compile(const Syntax& s, const ParamMap& params, Engine* keeper) {
   InferOp op;
   op.span = s.span;
   if (head == "mh") return compile_mh(s);
+  if (head == "gibbs") {
+    if (a.size() != 4) bad(s, "gibbs: expected (gibbs scope block transitions)");
+    op.kind = InferOp::Kind::kGibbs;
+    op.block = block_args(s, a[1], a[2], "gibbs");
+    op.count = count_arg(a[3], "gibbs: the number of transitions");
+    return op;
+  }
   if (head == "subsampled_mh") return compile_subsampled(s);
   if (head == "repeat") {
     if (a.size() != 3) bad(s, "repeat: expected (repeat N command)");
@@ -401,11 +411,15 @@ std::string block_name(const BlockSpec& b) {
 }
 
 /// Gives every kernel of a checked program its record, in program text order (pre-order).
+bool is_kernel(const InferOp& op) {
+  return op.kind == InferOp::Kind::kMh || op.kind == InferOp::Kind::kSubsampled || op.kind == InferOp::Kind::kGibbs;
+}
+
 void add_kernel_records(Engine& engine, InferOp& op) {
-  if (op.kind == InferOp::Kind::kMh || op.kind == InferOp::Kind::kSubsampled) {
+  if (is_kernel(op)) {
     op.report = engine.kernel_reports().size();
     KernelRecord r;
-    r.kernel = op.kind == InferOp::Kind::kMh ? "mh" : "subsampled_mh";
+    r.kernel = op.block.kernel;
     r.scope = op.block.scope;
     r.block = block_name(op.block);
     r.span = op.span;
@@ -464,8 +478,7 @@ bool in_transition(Engine& engine, const InferOp& op, Transition&& transition) {
 
 /// The transitions the kernels of `op` have completed so far.
 uint64_t transitions_of(const Engine& engine, const InferOp& op) {
-  if (op.kind == InferOp::Kind::kMh || op.kind == InferOp::Kind::kSubsampled)
-    return engine.kernel_reports()[op.report].transitions;
+  if (is_kernel(op)) return engine.kernel_reports()[op.report].transitions;
   uint64_t n = 0;
   for (const InferOp& c : op.children) n += transitions_of(engine, c);
   return n;
@@ -482,6 +495,14 @@ void run(Engine& engine, const InferOp& op) {
         TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
         bool accepted = in_transition(engine, op, [&] { return mh_transition(engine.trace(), op.block, op.mh); });
         count_transition(engine, op, accepted);
+      }
+      return;
+    case InferOp::Kind::kGibbs:
+      for (size_t i = 0; i < op.count; ++i) {
+        check_interrupt(engine, op);
+        TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
+        bool moved = in_transition(engine, op, [&] { return gibbs_transition(engine.trace(), op.block); });
+        count_transition(engine, op, moved);
       }
       return;
     case InferOp::Kind::kSubsampled:

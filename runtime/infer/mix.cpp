@@ -16,6 +16,17 @@
 namespace vnt {
 namespace {
 
+/// Whether the SP of `out` lists its values at its current arguments. Arguments it refuses (a categorical's
+/// weights that do not sum to 1) are the transition's error to report, where it meets them.
+bool enumerable(const SpProcedure& p, const OutputNode* out) {
+  ArgBuffer buf(out);
+  try {
+    return p.sp().enumerate(buf.args(p.aux())).has_value();
+  } catch (const Error&) {
+    return true;
+  }
+}
+
 class ExtentWalker {
  public:
   ExtentWalker(Trace& t, const std::string& scope, const Value& block) : t_(t), scope_(scope), block_(block) {}
@@ -113,7 +124,7 @@ BlockChoice select_block(Trace& trace, const BlockSpec& spec, bool allow_empty) 
   return out;
 }
 
-void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued, bool in_program) {
+void validate_block(Trace& trace, const BlockSpec& spec, ChoiceValues needs, bool in_program) {
   std::vector<Node*> choices;
   if (spec.scope == "default") {
     if (spec.mode == BlockSpec::Mode::kValue)
@@ -142,16 +153,22 @@ void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued, bool 
   if (choices.empty() && in_program && spec.scope != "default" && (scope == nullptr || scope->blocks().empty()))
     return;
   if (choices.empty()) no_choices(spec);
-  if (!real_valued) return;
+  if (needs == ChoiceValues::kAny) return;
   for (Node* n : choices) {
     const SpProcedure* p = primitive_at(as_output(n));
-    if (p == nullptr || !p->sp().real_valued()) {
-      SourceSpan where = n->expr ? n->expr->span : SourceSpan{};
+    SourceSpan where = n->expr ? n->expr->span : SourceSpan{};
+    std::string_view name = p ? p->sp().name() : "a procedure";
+    if (needs == ChoiceValues::kReal && (p == nullptr || !p->sp().real_valued()))
       throw Error(ErrorKind::kInference,
                   fmt::format("{}: 'drift needs real-valued random choices, but scope '{}' includes {} at {}",
-                              spec.kernel, spec.scope, p ? p->sp().name() : "a procedure", span_location(where)),
+                              spec.kernel, spec.scope, name, span_location(where)),
                   spec.span);
-    }
+    if (needs == ChoiceValues::kEnumerable && (p == nullptr || !enumerable(*p, as_output(n))))
+      throw Error(ErrorKind::kInference,
+                  fmt::format("{}: scope '{}' includes {} at {}, whose values cannot be enumerated ({} takes flip, "
+                              "bernoulli, categorical and make_beta_bernoulli coins)",
+                              spec.kernel, spec.scope, name, span_location(where), spec.kernel),
+                  spec.span);
   }
 }
 

@@ -31,11 +31,14 @@ struct BlockChoice {
 /// unless `allow_empty` (a kernel whose block emptied during a run makes no move: the identity kernel).
 BlockChoice select_block(Trace& trace, const BlockSpec& spec, bool allow_empty = false);
 
-/// Checks before a run that the block exists and has random choices, and with `real_valued` that every choice
-/// it can select takes real values (for 'drift). Throws kInference naming the scope and the reason. A scope
-/// the program names (`in_program`) but that is empty right now (e.g. tagged inside an untaken branch) is
-/// accepted: its kernel makes no move until it has choices.
-void validate_block(Trace& trace, const BlockSpec& spec, bool real_valued, bool in_program = false);
+/// What a kernel needs of the values of the choices it moves.
+enum class ChoiceValues { kAny, kReal /* 'drift */, kEnumerable /* gibbs */ };
+
+/// Checks before a run that the block exists and has random choices, and that every choice it can select has the
+/// values `needs` asks for. Throws kInference naming the scope and the reason. A scope the program names
+/// (`in_program`) but that is empty right now (e.g. tagged inside an untaken branch) is accepted: its kernel makes
+/// no move until it has choices.
+void validate_block(Trace& trace, const BlockSpec& spec, ChoiceValues needs, bool in_program = false);
 
 /// log density of the index after a proposal (the number of blocks may have changed).
 double log_index_density(Trace& trace, const BlockSpec& spec);

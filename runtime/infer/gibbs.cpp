@@ -1,0 +1,175 @@
+// Enumerative Gibbs: detach the block's scaffold (the current value's weight, rho), then for every other joint value
+// regenerate with the choices forced to it, weigh, and detach again keeping what it made; attach the one drawn.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/infer/gibbs.hpp"
+
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/core/error.hpp"
+#include "runtime/regen/infinite_density.hpp"
+#include "runtime/regen/refresh.hpp"
+#include "runtime/regen/regen.hpp"
+#include "runtime/regen/walk.hpp"
+#include "runtime/syntax/expr.hpp"
+#include "runtime/trace/trace.hpp"
+
+namespace vnt {
+namespace {
+
+[[noreturn]] void refuse(const BlockSpec& spec, const Node* n, std::string_view why) {
+  const SourceSpan where = n->expr ? n->expr->span : SourceSpan{};
+  throw Error(ErrorKind::kInference,
+              fmt::format("gibbs: scope '{}' includes {} at {}, {}", spec.scope,
+                          [&] {
+                            const SpProcedure* p = primitive_at(as_output(const_cast<Node*>(n)));
+                            return p ? std::string(p->sp().name()) : std::string("a procedure");
+                          }(),
+                          span_location(where), why),
+              spec.span);
+}
+
+/// The values each principal can take, from its SP at its current arguments. Its arguments must not be computed
+/// from another choice of the block: the values listed must be the same whichever of them the block holds.
+std::vector<std::vector<Value>> supports(const std::vector<Node*>& principals, const Scaffold& scaffold,
+                                         const BlockSpec& spec) {
+  std::vector<std::vector<Value>> out;
+  size_t joint = 1;
+  for (Node* n : principals) {
+    OutputNode* o = as_output(n);
+    const SpProcedure* p = primitive_at(o);
+    std::optional<std::vector<Value>> values;
+    if (p != nullptr) {
+      ArgBuffer buf(o);
+      values = p->sp().enumerate(buf.args(p->aux()));
+    }
+    if (!values || values->empty())
+      refuse(spec, n, "whose values cannot be enumerated (gibbs takes flip, bernoulli, categorical and "
+                      "make_beta_bernoulli coins)");
+    for (const Node* operand : o->operands)
+      if (scaffold.is_resampling(operand))
+        refuse(spec, n, "whose values depend on another choice of the block (use block one)");
+    joint *= values->size();
+    if (joint > kMaxGibbsValues)
+      throw Error(ErrorKind::kInference,
+                  fmt::format("gibbs: the block of scope '{}' has more than {} joint values ({} choices); use block "
+                              "one, or smaller blocks",
+                              spec.scope, kMaxGibbsValues, principals.size()),
+                  spec.span);
+    out.push_back(std::move(*values));
+  }
+  return out;
+}
+
+/// Every joint value of the block, in mixed-radix order (the first choice varies slowest).
+std::vector<std::vector<Value>> joint_values(const std::vector<std::vector<Value>>& each) {
+  std::vector<std::vector<Value>> all(1);
+  for (const std::vector<Value>& values : each) {
+    std::vector<std::vector<Value>> next;
+    next.reserve(all.size() * values.size());
+    for (const std::vector<Value>& prefix : all)
+      for (const Value& v : values) {
+        next.push_back(prefix);
+        next.back().push_back(v);
+      }
+    all = std::move(next);
+  }
+  return all;
+}
+
+/// Regenerates the detached scaffold with its forced values; nullopt for a state of probability zero (the scaffold
+/// is then detached again). Any other error attaches the current state again from `rho_db` and propagates, as does
+/// a density of +inf (the error of regen_proposal).
+std::optional<double> weigh(Trace& trace, Scaffold& scaffold, Db& rho_db) {
+  double w = 0;
+  try {
+    w = regen_and_attach(trace, scaffold, false, rho_db);
+  } catch (...) {
+    if (impossibility_in_flight()) return std::nullopt;  // the failed regen undid itself
+    regen_and_attach(trace, scaffold, true, rho_db);
+    throw;
+  }
+  if (!(w < kPosInf)) [[unlikely]]
+    refuse_infinite_proposal(trace, scaffold, rho_db, "gibbs");  // throws if a density is +inf; else NaN
+  return std::isnan(w) ? std::nullopt : std::optional<double>(w);
+}
+
+bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec) {
+  // Brush may change which procedures applications use: the caches of other kernels start again.
+  struct Touch {
+    Trace& t;
+    ~Touch() { t.touch_shape(); }
+  } touch{trace};
+  std::unordered_map<Node*, ProposalKernel> kernels;
+  for (Node* n : choice.principals) kernels[n] = ProposalKernel{ProposalKernel::Kind::kForce, 0, n->value};
+  Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));
+  if (!ensure_scaffold_fresh(trace, scaffold)) throw ShapeMoved{};
+  HoldNodes hold(trace);
+  const std::vector<std::vector<Value>> candidates = joint_values(supports(choice.principals, scaffold, spec));
+  std::vector<Value> current;
+  for (Node* n : choice.principals) current.push_back(n->value);
+
+  Db rho_db(trace);
+  std::vector<double> weights(candidates.size(), kNegInf);
+  std::vector<std::unique_ptr<Db>> made(candidates.size());  // what each candidate's regen made, detached again
+  size_t at = candidates.size();                             // the current value's candidate
+  for (size_t c = 0; c < candidates.size() && at == candidates.size(); ++c) {
+    bool same = true;
+    for (size_t i = 0; i < current.size() && same; ++i) same = values_equal(candidates[c][i], current[i]);
+    if (same) at = c;
+  }
+  // A current value the SP does not list (it cannot have drawn it): a candidate of its own.
+  std::vector<std::vector<Value>> all = candidates;
+  if (at == all.size()) {
+    all.push_back(current);
+    weights.push_back(kNegInf);
+    made.emplace_back();
+  }
+  weights[at] = detach_current(trace, scaffold, rho_db) + choice.log_index_density;
+  for (size_t c = 0; c < all.size(); ++c) {
+    if (c == at) continue;
+    for (size_t i = 0; i < choice.principals.size(); ++i) scaffold.kernels[choice.principals[i]].forced = all[c][i];
+    const std::optional<double> w = weigh(trace, scaffold, rho_db);
+    if (!w) continue;
+    // Picking this block again from the state it leads to: the number of blocks may differ there.
+    weights[c] = *w + log_index_density(trace, spec);
+    made[c] = std::make_unique<Db>(trace);
+    detach_and_extract(trace, scaffold, *made[c]);
+  }
+
+  // Draw one in proportion to exp(weight); a NaN weight counts as zero. All zero: the current state stays.
+  double top = kNegInf;
+  for (double w : weights)
+    if (w > top) top = w;
+  size_t pick = at;
+  if (top > kNegInf) {
+    double total = 0;
+    for (double& w : weights) total += (w = std::isnan(w) ? 0.0 : std::exp(w - top));
+    double u = trace.rng().uniform() * total;
+    for (size_t c = 0; c < weights.size(); ++c) {
+      if (weights[c] == 0.0) continue;
+      pick = c;  // the last one of positive weight, if rounding leaves u above the sum
+      if (u < weights[c]) break;
+      u -= weights[c];
+    }
+  }
+  regen_and_attach(trace, scaffold, true, pick == at ? rho_db : *made[pick]);
+  return pick != at;
+}
+
+}  // namespace
+
+bool gibbs_transition(Trace& trace, const BlockSpec& spec) {
+  return until_not_interrupted(trace, [&]() -> std::optional<bool> {
+    BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
+    if (choice.principals.empty()) return false;
+    return unless_shape_moved(trace, [&] { return gibbs_attempt(trace, choice, spec); });
+  });
+}
+
+}  // namespace vnt
