@@ -43,6 +43,11 @@ Exact enumerate_abc() {
   return e;
 }
 
+std::string abc_program(const std::string& infer) {
+  return "[assume a (flip 0.3)]\n[assume b (flip 0.6)]\n[assume c (categorical (vector 0.2 0.5 0.3))]\n"
+         "[observe (normal (+ (if a 1 0) (if b 2 0) c) 0.6) 4.0]\n[infer " + infer + "]\n";
+}
+
 void check_abc(ProgramRun& run) {
   const Exact e = enumerate_abc();
   MESSAGE("exact: P(a) " << e.pa << ", P(b) " << e.pb << ", P(a and b) " << e.p_ab << ", E[c] " << e.mean_c);
@@ -62,26 +67,12 @@ void check_abc(ProgramRun& run) {
 }  // namespace
 
 TEST_CASE("gibbs default one on two flips and a categorical matches exact enumeration") {
-  ProgramRun run(R"(
-[assume a (flip 0.3)]
-[assume b (flip 0.6)]
-[assume c (categorical (vector 0.2 0.5 0.3))]
-[observe (normal (+ (if a 1 0) (if b 2 0) c) 0.6) 4.0]
-[infer (repeat 10000 (do (gibbs default one 1) (collect a b c)))]
-)",
-                 71);
+  ProgramRun run(abc_program("(repeat 10000 (do (gibbs default one 1) (collect a b c)))"), 71);
   check_abc(run);
 }
 
 TEST_CASE("gibbs default all, the 12 joint values scored at once, matches the same posterior") {
-  ProgramRun run(R"(
-[assume a (flip 0.3)]
-[assume b (flip 0.6)]
-[assume c (categorical (vector 0.2 0.5 0.3))]
-[observe (normal (+ (if a 1 0) (if b 2 0) c) 0.6) 4.0]
-[infer (repeat 4000 (do (gibbs default all 1) (collect a b c)))]
-)",
-                 72);
+  ProgramRun run(abc_program("(repeat 4000 (do (gibbs default all 1) (collect a b c)))"), 72);
   check_abc(run);
   // A joint draw from the posterior at each transition: draws are independent, so the ESS is about their number.
   CHECK(effective_sample_size(run.column("c", kBurnIn)) > 2500);
