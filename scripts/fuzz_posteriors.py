@@ -3,7 +3,8 @@
 # some by mem'd ones, some in branches that appear and disappear), observed through normals, flips and assumed
 # variables whose choice sits in a branch; computes the exact posterior of every named coin by enumerating every
 # execution with an evaluator of its own (nothing of vnt's); runs the model with pprun under a random exact kernel
-# and reports the models whose draws disagree with the exact posterior beyond 5 standard errors (batch means).
+# (mh, subsampled_mh at eps 0, gibbs) and reports the models whose draws disagree with the exact posterior beyond 5
+# standard errors (batch means).
 # Finds what the crash fuzzers cannot: a wrong acceptance ratio (brush, index corrections, local sections).
 # SPDX-License-Identifier: Apache-2.0
 """usage: fuzz_posteriors.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; disagreeing models are kept in OUTDIR)
@@ -22,6 +23,7 @@ from fuzz_common import batch_means_se, read_draws, run_seeds
 TRANSITIONS = int(os.environ.get("VNT_FUZZ_TRANSITIONS", 30000))  # more to see a smaller bias
 BURN_IN = TRANSITIONS // 10
 Z = 5.0
+KERNEL_HAS = os.environ.get("VNT_FUZZ_KERNEL", "")  # e.g. gibbs: only the kernels whose text has it
 
 KERNELS = [
     "(mh default one 1)",
@@ -29,6 +31,8 @@ KERNELS = [
     "(mixture (1 (mh default one 1) 1 (mh default all 1)) 1)",
     "(subsampled_mh default one 2 0 1 'fallback 'mh)",
     "(cycle ((mh default one 1) (subsampled_mh default all 3 0 1 'fallback 'mh)) 1)",
+    "(gibbs default one 1)",
+    "(mixture (1 (gibbs default one 1) 1 (mh default all 1)) 1)",
 ]
 
 
@@ -245,7 +249,7 @@ def generate(seed):
             m.directives.append(("observe", o, rnd.random() < 0.7))
         else:
             m.directives.append(("observe", o, round(rnd.uniform(-1.5, 1.5), 2)))
-    return m, rnd.choice(KERNELS)
+    return m, rnd.choice([k for k in KERNELS if KERNEL_HAS in k])
 
 
 def compare(pprun, model, kernel, seed, exact):
