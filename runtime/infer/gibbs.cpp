@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/gibbs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -66,6 +67,19 @@ std::vector<std::vector<Value>> supports(const std::vector<Node*>& principals, c
   return out;
 }
 
+/// The random choices the block picked by `choice` holds now (after a candidate's regen, in the state it made).
+std::vector<Node*> block_members(Trace& trace, const BlockSpec& spec, const BlockChoice& choice) {
+  if (spec.mode == BlockSpec::Mode::kAll) return select_block(trace, spec, /*allow_empty=*/true).principals;
+  if (spec.scope == "default") return choice.principals;  // one choice, which no value of its own removes
+  return random_choices_in_block(trace, spec.scope, choice.block);
+}
+
+bool same_members(std::vector<Node*> now, std::vector<Node*> before) {
+  std::sort(now.begin(), now.end());
+  std::sort(before.begin(), before.end());
+  return now == before;
+}
+
 /// Every joint value of the block, in mixed-radix order (the first choice varies slowest).
 std::vector<std::vector<Value>> joint_values(const std::vector<std::vector<Value>>& each) {
   std::vector<std::vector<Value>> all(1);
@@ -110,6 +124,11 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
   Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));
   if (!ensure_scaffold_fresh(trace, scaffold)) throw ShapeMoved{};
   HoldNodes hold(trace);
+  // A choice that exists only for some values of another would be scored once per value of its own where it does
+  // not exist: the joint values would count that state twice.
+  for (Node* n : choice.principals)
+    if (scaffold.is_brush(n)) refuse(spec, n, "which exists only for some values of another choice of the block "
+                                              "(use block one)");
   const std::vector<std::vector<Value>> candidates = joint_values(supports(choice.principals, scaffold, spec));
   std::vector<Value> current;
   for (Node* n : choice.principals) current.push_back(n->value);
@@ -136,6 +155,18 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
     for (size_t i = 0; i < choice.principals.size(); ++i) scaffold.kernels[choice.principals[i]].forced = all[c][i];
     const std::optional<double> w = weigh(trace, scaffold, rho_db);
     if (!w) continue;
+    // The same block must hold the same choices in every state it moves between, or the move from the new state
+    // back would score other values: a value that adds a choice to the block (in a branch it takes) is refused.
+    if (!same_members(block_members(trace, spec, choice), choice.principals)) {
+      Db discard(trace);
+      detach_and_extract(trace, scaffold, discard);
+      regen_and_attach(trace, scaffold, true, rho_db);
+      throw Error(ErrorKind::kInference,
+                  fmt::format("gibbs: a value of the block of scope '{}' changes which random choices the block holds "
+                              "(a choice in a branch it decides): give that choice a block of its own and use one",
+                              spec.scope),
+                  spec.span);
+    }
     // Picking this block again from the state it leads to: the number of blocks may differ there.
     weights[c] = *w + log_index_density(trace, spec);
     made[c] = std::make_unique<Db>(trace);

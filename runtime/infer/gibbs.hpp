@@ -21,8 +21,9 @@ inline constexpr size_t kMaxGibbsValues = 4096;
 /// keeps its own brush. One of them is kept with probability proportional to its weight (times the probability of
 /// picking the block again, for `one`): Gibbs sampling on the block, exact without brush, and with brush a Gibbs
 /// step on an extended space whose other candidates' brush is auxiliary (the conditional importance sampling of
-/// particle Gibbs). Returns whether the block took another value. Throws kInference for a choice that cannot be
-/// enumerated or a block of more than kMaxGibbsValues joint values, leaving the trace as it was.
+/// particle Gibbs). Returns whether the block took another value. Throws kInference, leaving the trace as it was,
+/// for a choice that cannot be enumerated, a block of more than kMaxGibbsValues joint values, a choice whose values
+/// or existence depend on another choice of the block, and a value that changes which choices the block holds.
 bool gibbs_transition(Trace& trace, const BlockSpec& spec);
 
 }  // namespace vnt

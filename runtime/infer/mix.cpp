@@ -102,6 +102,7 @@ BlockChoice select_block(Trace& trace, const BlockSpec& spec, bool allow_empty) 
       const Value& b = s->blocks().at(trace.rng().below(s->blocks().size()));
       out.log_index_density = -std::log(static_cast<double>(s->blocks().size()));
       out.principals = random_choices_in_block(trace, spec.scope, b);
+      out.block = b;
       break;
     }
     case BlockSpec::Mode::kAll: {
@@ -118,6 +119,7 @@ BlockChoice select_block(Trace& trace, const BlockSpec& spec, bool allow_empty) 
                     fmt::format("{}: scope '{}' has no block {}", spec.kernel, spec.scope, to_string(spec.block)),
                     spec.span);
       out.principals = random_choices_in_block(trace, spec.scope, spec.block);
+      out.block = spec.block;
       break;
   }
   if (out.principals.empty() && !allow_empty) no_choices(spec);

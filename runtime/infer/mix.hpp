@@ -25,6 +25,7 @@ struct BlockSpec {
 struct BlockChoice {
   std::vector<Node*> principals;
   double log_index_density = 0;  // log of the probability of having picked this block (-log #blocks for `one`)
+  Value block = Value{};         // the block value picked in a user scope by `one` or named; nil otherwise
 };
 
 /// Picks the principal nodes. Throws kInference if the scope has no random choices or the block is absent,
