@@ -212,11 +212,10 @@ int run_chains(const Options& o, const std::shared_ptr<const SourceFile>& file) 
     std::cout << report;
     std::cout.flush();
   }
-  if (status != 0) {
-    size_t failed = 0;
-    for (const ChainRun& r : runs) failed += r.status != 0;
+  size_t failed = 0;
+  for (const ChainRun& r : runs) failed += r.status != 0;
+  if (failed > 0)
     std::cerr << fmt::format("pprun: {} of {} chains failed (their errors are above)\n", failed, runs.size());
-  }
   return status;
 }
 
