@@ -114,10 +114,15 @@ std::optional<double> weigh(Trace& trace, Scaffold& scaffold, Db& rho_db) {
 }
 
 bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec) {
-  // Brush may change which procedures applications use: the caches of other kernels start again.
+  // A move that changes which procedures applications use (or that fails) moves the trace's shape epoch, so that the
+  // caches of subsampled kernels start again; other changes log their edges themselves (as mh's ShapeTouch).
   struct Touch {
     Trace& t;
-    ~Touch() { t.touch_shape(); }
+    bool keep = false;
+    int exceptions = std::uncaught_exceptions();
+    ~Touch() {
+      if (!keep || std::uncaught_exceptions() > exceptions) t.touch_shape();
+    }
   } touch{trace};
   std::unordered_map<Node*, ProposalKernel> kernels;
   for (Node* n : choice.principals) kernels[n] = ProposalKernel{ProposalKernel::Kind::kForce, 0, n->value};
@@ -133,6 +138,7 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
   std::vector<Value> current;
   for (Node* n : choice.principals) current.push_back(n->value);
 
+  bool procedures = resamples_procedures(scaffold);  // the current values, then each candidate's
   Db rho_db(trace);
   std::vector<double> weights(candidates.size(), kNegInf);
   std::vector<std::unique_ptr<Db>> made(candidates.size());  // what each candidate's regen made, detached again
@@ -167,6 +173,7 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
                               spec.scope),
                   spec.span);
     }
+    procedures = procedures || resamples_procedures(scaffold);
     // Picking this block again from the state it leads to: the number of blocks may differ there.
     weights[c] = *w + log_index_density(trace, spec);
     made[c] = std::make_unique<Db>(trace);
@@ -190,6 +197,7 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
     }
   }
   regen_and_attach(trace, scaffold, true, pick == at ? rho_db : *made[pick]);
+  touch.keep = !procedures;
   return pick != at;
 }
 

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "runtime/regen/border_reach.hpp"
+#include "runtime/infer/gibbs.hpp"
 #include "runtime/infer/mh.hpp"
 #include "runtime/infer/section_chain.hpp"
 #include "runtime/regen/section_dag.hpp"
@@ -1089,22 +1090,24 @@ TEST_CASE("chains kept across moves that change the structure of other data deci
   int transitions = 0, moves = 0;
   for (int step = 0; step < 600; ++step) {
     CAPTURE(step);
-    const uint64_t r = pick.below(4);
+    const uint64_t r = pick.below(6);
     if (r < 2) {
       on_fresh.share_chains(std::make_shared<ChainCache>());
       REQUIRE(subsampled_mh_transition(kept.trace(), w_all(), so, on_kept) ==
               subsampled_mh_transition(fresh.trace(), w_all(), so, on_fresh));
       ++transitions;
     } else {
-      const BlockSpec other = r == 2 ? test::block("o", BlockSpec::Mode::kOne) : test::block("q", BlockSpec::Mode::kAll);
-      const bool a = mh_transition(kept.trace(), other, {});
-      REQUIRE(a == mh_transition(fresh.trace(), other, {}));
+      // mh and gibbs (which keeps the shape epoch too when no procedure moves) on the flags.
+      const BlockSpec other = r % 2 == 0 ? test::block("o", BlockSpec::Mode::kOne, r == 2 ? "mh" : "gibbs")
+                                         : test::block("q", BlockSpec::Mode::kAll, r == 3 ? "mh" : "gibbs");
+      const bool a = r < 4 ? mh_transition(kept.trace(), other, {}) : gibbs_transition(kept.trace(), other);
+      REQUIRE(a == (r < 4 ? mh_transition(fresh.trace(), other, {}) : gibbs_transition(fresh.trace(), other)));
       moves += a ? 1 : 0;
     }
     if (step % 10 == 0) REQUIRE(test::fingerprint_of(kept) == test::fingerprint_of(fresh));
   }
   const uint64_t kept_found = on_kept.chains().hits() + on_kept.chains().section_hits();
-  MESSAGE(transitions << " transitions, " << moves << " accepted moves of o and q, " << kept_found << " of "
+  MESSAGE(transitions << " transitions, " << moves << " moves of o and q (mh or gibbs), " << kept_found << " of "
                       << on_kept.stats.sections_visited << " sections found kept");
   CHECK(moves > 100);
   CHECK(test::fingerprint_of(kept) == test::fingerprint_of(fresh));
