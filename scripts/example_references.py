@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The reference posteriors that examples/regression.vnt and examples/mixture.vnt state in their comments, and
-tests/cli/examples.sh checks their summaries against: posterior means and sds by numerical integration (midpoint
-rule on a grid wide enough that widening it changes no printed digit). Plain Python, no numpy: about 15 s.
+"""The reference posteriors that examples/regression.vnt, examples/mixture.vnt and examples/hmm.vnt state in their
+comments, and tests/cli/examples.sh checks their summaries against: posterior means and sds by numerical
+integration (midpoint rule on a grid wide enough that widening it changes no printed digit), and for the hidden
+Markov model by the forward-backward recursions. Plain Python, no numpy: about 15 s.
 
     python3 scripts/example_references.py
 """
@@ -17,6 +18,10 @@ REGRESSION = [((-0.3, 0.5), 0), ((1.1, 0.5), 1), ((1.1, 0.4), 1), ((-0.3, 0.2), 
 
 # examples/mixture.vnt: p ~ beta(1, 1), mu_k ~ N(0, 3), z_i ~ bernoulli(p), y_i ~ N(mu_{z_i}, 1).
 MIXTURE = [3.2, -2.4, 2.5, 3.6, -2.8, -1.2, 2.2, -1.5, -3.4, 4.4, 2.7, 2.5]
+
+
+# examples/hmm.vnt: s_0 ~ flip(0.5), s_t ~ flip(0.9 if s_{t-1} else 0.2), y_t ~ N(1 if s_t else -1, 1.2).
+HMM = [0.8, 0.6, 1.1, -0.6, 0.9, 1.3, 1.9, 0.0, 0.5, -1.4, -1.6, -3.6, -2.7, 0.3, -3.6, 2.0, 1.4, 0.6, 1.6, 1.6]
 
 
 def grid(lo, hi, n):
@@ -79,6 +84,31 @@ def mixture():
     m.show("mixture.vnt")
 
 
+def hmm():
+    """P(s_t = true | y) by the forward-backward recursions (exact: a sum over the 2^20 state sequences)."""
+    def move(prev, now):
+        p = 0.9 if prev else 0.2
+        return p if now else 1 - p
+
+    def emit(t, st):
+        return normal_pdf(HMM[t], 1.0 if st else -1.0, 1.2)
+
+    n = len(HMM)
+    fwd = [{st: 0.5 * emit(0, st) for st in (False, True)}]
+    for t in range(1, n):
+        fwd.append({st: emit(t, st) * sum(fwd[-1][pr] * move(pr, st) for pr in (False, True))
+                    for st in (False, True)})
+    bwd = [{False: 1.0, True: 1.0}]
+    for t in range(n - 2, -1, -1):
+        bwd.insert(0, {st: sum(move(st, nx) * emit(t + 1, nx) * bwd[0][nx] for nx in (False, True))
+                       for st in (False, True)})
+    for t in (3, 8, 13):
+        on = fwd[t][True] * bwd[t][True]
+        p = on / (on + fwd[t][False] * bwd[t][False])
+        print(f"hmm.vnt s{t}: mean {p:.4f} sd {math.sqrt(p * (1 - p)):.4f}")
+
+
 if __name__ == "__main__":
     regression()
     mixture()
+    hmm()

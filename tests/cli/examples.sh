@@ -25,6 +25,21 @@ check_column() {
   if [ -n "$verdict" ]; then fail "$LAST_CMD: $1: $verdict"; show_run; fi
 }
 
+# check_probability COLUMN P: the mean of the 0/1 column COLUMN against P, within 4.5 standard errors
+# sqrt(P (1 - P) / ess). (Its sd is sqrt(mean (1 - mean)), with a standard error check_column's does not give.)
+check_probability() {
+  local row verdict
+  row=$(printf '%s\n' "$OUT" | awk -v name="$1" '$1 == name && NF == 7')
+  if [ -z "$row" ]; then fail "$LAST_CMD: no summary row '$1'"; show_run; return; fi
+  verdict=$(printf '%s\n' "$row" | awk -v p="$2" '{
+    ess = $7 + 0
+    if (ess < 50) { printf "ess %s is below 50: too few draws to test", $7; exit }
+    dm = ($2 - p) / sqrt(p * (1 - p) / ess)
+    if (dm * dm > 4.5 * 4.5) printf "frequency %s is %.1f standard errors from %s", $2, dm, p
+  }')
+  if [ -n "$verdict" ]; then fail "$LAST_CMD: $1: $verdict"; show_run; fi
+}
+
 run "$EX/normal_normal.vnt" --seed "$SEED"
 expect_rc 0 "normal_normal.vnt"
 check_column mu 1.6 0.447214  # normal(8/5, 1/sqrt(5)), conjugate
@@ -50,6 +65,12 @@ expect_rc 0 "mixture.vnt"
 check_column low -2.2109 0.4429
 check_column high 2.9662 0.3757
 check_column w_high 0.5715 0.1278
+
+run "$EX/hmm.vnt" --seed "$SEED"
+expect_rc 0 "hmm.vnt"
+check_probability s3 0.9057  # forward-backward
+check_probability s8 0.5811
+check_probability s13 0.0572
 
 # MNIST: the data files load and the kernel runs (its posterior has no reference; bench_mnist_risk scores it).
 run "$EX/bayes_lr/mnist.vnt" --seed "$SEED" --param T=20 --param eps=0.01
