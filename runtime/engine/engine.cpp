@@ -870,7 +870,7 @@ std::vector<parser::DirectiveSyntax> Engine::read_and_check(const std::shared_pt
           raise(ErrorKind::kInference, "{}: nothing ran (the input was still being read)", t->interrupt_what());
       },
       trace_.get());
-  const std::vector<parser::DirectiveSyntax> program =
+  std::vector<parser::DirectiveSyntax> program =  // not const: returned by move, not copied
       out_of_memory_at({file, 1, 1, 1, 1}, "out of memory while reading this input: nothing in it ran", [&] {
         try {
           return parser::parse_program(file);
