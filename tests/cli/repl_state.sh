@@ -67,6 +67,7 @@ expect_rc 2 "a session with help and a failed input"
 expect_eq "help lists the directives, three times here" "3" \
   "$(printf '%s\n' "$OUT" | grep -c '^  \[assume name expr\]')"
 expect_match "and says how to stop and quit" "^Ctrl-C stops a running directive" "$OUT"
+expect_match "and lists the inference commands" "^Inference commands: \(mh scope block N\), .*\(gibbs scope block N\)" "$OUT"
 expect_eq "help takes no input number; anything else with it is an input" \
 "<repl:2>:1:10: error: unbound symbol 'zz'
 <repl:3>:1:1: error: expected a directive in brackets, found 'help'" "$(printf '%s\n' "$ERR" | grep ': error: ')"
