@@ -548,7 +548,11 @@ void Engine::observe_root(Node* root, const Expr* e, const Value& v, const std::
 void Engine::forget(const std::string& label) {
   refuse_if_poisoned({});
   auto it = find_directive(label);
-  if (it == directives_.end()) raise(ErrorKind::kName, "forget: no directive labelled '{}'", label);
+  if (it == directives_.end()) {
+    if (sample_labels_.contains(label))
+      raise(ErrorKind::kName, "forget: '{}' labels a [sample], which keeps nothing in the trace to forget", label);
+    raise(ErrorKind::kName, "forget: no directive labelled '{}'", label);
+  }
   DirectiveRecord r = *it;
   if (r.kind == Directive::Kind::kAssume) {
     // A directive that reads it names it (where evaluation has not read it yet too): say where, so the user
@@ -575,7 +579,11 @@ void Engine::remove_record(std::vector<DirectiveRecord>::iterator it) {
 Value Engine::report(const std::string& label) {
   refuse_if_poisoned({});
   auto it = find_directive(label);
-  if (it == directives_.end()) raise(ErrorKind::kName, "no directive labelled '{}'", label);
+  if (it == directives_.end()) {
+    if (sample_labels_.contains(label))
+      raise(ErrorKind::kName, "'{}' labels a [sample], which keeps no value (it printed one when it ran)", label);
+    raise(ErrorKind::kName, "no directive labelled '{}'", label);
+  }
   if (it->root == nullptr || it->root->kind == NodeKind::kPlate)
     raise(ErrorKind::kName, "'{}' labels a bulk observation, which has no value", label);
   ensure_fresh(*trace_, it->root);
@@ -661,6 +669,12 @@ void Engine::run_directive(Directive& d) {
       // Printed before its expression is dropped: a procedure it made reads it.
       sample(keep(std::move(d.expr)), print);
       kept.drop_expressions();
+      if (!d.label.empty()) {
+        try {  // only for the messages of forget and report: a label that no memory could note goes without
+          sample_labels_.insert(d.label);
+        } catch (const std::bad_alloc&) {
+        }
+      }
       break;
     }
     case Directive::Kind::kForget: {

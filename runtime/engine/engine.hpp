@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -215,6 +216,7 @@ class Engine {
   Draws draws_;
   std::vector<KernelRecord> kernel_reports_;
   std::function<void(const Value&, const Directive&)> output_;
+  std::set<std::string, std::less<>> sample_labels_;  // labels [sample]s have had: they keep nothing to find
   std::map<std::string, const Expr*> apply_sites_;  // in kept_ but not in keep_log_: a failure must not drop one
   std::map<std::string, size_t> program_scopes_;  // how many kept expressions name each scope
   bool plates_ = true;

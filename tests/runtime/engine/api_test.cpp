@@ -339,6 +339,18 @@ TEST_CASE("Options::max_depth below 1 is refused when the runtime is made (every
   CHECK(what.ends_with(note));
 }
 
+// They said "no directive labelled 's'", as if the label were misspelt.
+TEST_CASE("report and forget of a labelled sample say that a sample keeps nothing") {
+  vnt::Runtime rt;
+  CHECK(rt.execute("s: [sample (+ 1 2)]").at(0).as_double() == 3);
+  CHECK(error_of([&] { rt.report("s"); }).message() ==
+        "'s' labels a [sample], which keeps no value (it printed one when it ran)");
+  CHECK(error_of([&] { rt.forget("s"); }).message() ==
+        "forget: 's' labels a [sample], which keeps nothing in the trace to forget");
+  rt.execute("s: [predict 4]");  // the label is free for a directive that is kept
+  CHECK(rt.report("s").as_double() == 4);
+}
+
 TEST_CASE("forget and report of the empty label are name errors: unlabelled directives are not labelled \"\"") {
   vnt::Runtime rt(seeded(2));
   rt.execute("a: [assume mu (normal 0 1)]");
