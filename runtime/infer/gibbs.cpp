@@ -13,6 +13,7 @@
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/error.hpp"
+#include "runtime/infer/shape_touch.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "runtime/regen/regen.hpp"
@@ -114,16 +115,7 @@ std::optional<double> weigh(Trace& trace, Scaffold& scaffold, Db& rho_db) {
 }
 
 bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec) {
-  // A move that changes which procedures applications use (or that fails) moves the trace's shape epoch, so that the
-  // caches of subsampled kernels start again; other changes log their edges themselves (as mh's ShapeTouch).
-  struct Touch {
-    Trace& t;
-    bool keep = false;
-    int exceptions = std::uncaught_exceptions();
-    ~Touch() {
-      if (!keep || std::uncaught_exceptions() > exceptions) t.touch_shape();
-    }
-  } touch{trace};
+  ShapeTouch touch{trace};  // kept unless a procedure moved (below)
   std::unordered_map<Node*, ProposalKernel> kernels;
   for (Node* n : choice.principals) kernels[n] = ProposalKernel{ProposalKernel::Kind::kForce, 0, n->value};
   Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));

@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/infer/shape_touch.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
@@ -30,16 +31,6 @@ void check_drift_targets(const std::vector<Node*>& principals, const BlockSpec& 
     }
   }
 }
-
-/// Moves the trace's shape epoch when left, unless `keep` was set and no exception is leaving.
-struct ShapeTouch {
-  Trace& trace;
-  bool keep = false;
-  int exceptions = std::uncaught_exceptions();
-  ~ShapeTouch() {
-    if (!keep || std::uncaught_exceptions() > exceptions) trace.touch_shape();
-  }
-};
 
 /// Accept iff log u < log_alpha; a move out of a zero-probability state is taken if it leads to positive
 /// probability. u is drawn unless log_alpha is NaN, as the partitioned path draws it (which cannot tell a
