@@ -18,6 +18,7 @@
 #include "runtime/infer/austerity/sequential_test.hpp"
 #include "runtime/infer/gibbs.hpp"
 #include "runtime/infer/mh.hpp"
+#include "runtime/infer/pgibbs.hpp"
 #include "runtime/infer/subsampled_mh.hpp"
 #include "runtime/syntax/expr.hpp"
 
@@ -26,12 +27,13 @@ namespace {
 
 using parser::Syntax;
 
-constexpr std::string_view kKnown = "mh, subsampled_mh, gibbs, repeat, do, cycle, mixture, collect";
+constexpr std::string_view kKnown = "mh, subsampled_mh, gibbs, pgibbs, repeat, do, cycle, mixture, collect";
 
 struct InferOp {
-  enum class Kind { kMh, kSubsampled, kGibbs, kRepeat, kDo, kCycle, kMixture, kCollect };
+  enum class Kind { kMh, kSubsampled, kGibbs, kPgibbs, kRepeat, kDo, kCycle, kMixture, kCollect };
   Kind kind = Kind::kDo;
   size_t count = 1;
+  size_t particles = 0;  // pgibbs
   BlockSpec block;
   MhOptions mh;
   SubsampledOptions sub;
@@ -111,6 +113,33 @@ BlockSpec block_args(const Syntax& form, const Syntax& scope, const Syntax& bloc
   return spec;
 }
 
+/// pgibbs takes the blocks of block_args but `one` (a Gibbs move on a block drawn at random would need the number of
+/// blocks not to change), and ordered blocks: `ordered`, `(ordered_range lo hi)`.
+BlockSpec pgibbs_block_args(const Syntax& form, const Syntax& scope, const Syntax& block) {
+  const bool range = block.kind == Syntax::Kind::kList && !block.items.empty() &&
+                     block.items[0].kind == Syntax::Kind::kSymbol && block.items[0].text == "ordered_range";
+  const bool ordered = range || (block.kind == Syntax::Kind::kSymbol && block.text == "ordered");
+  if (block.kind == Syntax::Kind::kSymbol && block.text == "one")
+    bad(block, "pgibbs: the block must be ordered, (ordered_range lo hi), all or a block value, not one");
+  if (!ordered) return block_args(form, scope, block, "pgibbs");
+  Syntax all;
+  all.kind = Syntax::Kind::kSymbol;
+  all.text = "all";
+  all.span = block.span;
+  BlockSpec spec = block_args(form, scope, all, "pgibbs");
+  if (spec.scope == "default")
+    bad(block, "pgibbs: the default scope has no ordered blocks: its blocks are all (one group) and one");
+  spec.mode = BlockSpec::Mode::kOrdered;
+  if (range) {
+    if (block.items.size() != 3) bad(block, "pgibbs: expected (ordered_range lo hi)");
+    spec.lo = number_arg(block.items[1], "pgibbs: the first block of ordered_range");
+    spec.hi = number_arg(block.items[2], "pgibbs: the last block of ordered_range");
+    if (!(spec.lo <= spec.hi))
+      bad(block, fmt::format("pgibbs: ordered_range needs lo <= hi, got {}", shown(block)));
+  }
+  return spec;
+}
+
 /// `keeper` keeps collect's expressions for a run; with none (a check before the file runs) they are dropped.
 InferOp compile(const Syntax& s, const ParamMap& params, Engine* keeper);
 
@@ -172,6 +201,7 @@ InferOp compile_checked(Engine& engine, const Syntax& s) {
     if (o->kind == InferOp::Kind::kMh)
       validate_block(engine.trace(), o->block, real_if(o->mh.drift_sigma.has_value()), known);
     if (o->kind == InferOp::Kind::kGibbs) validate_block(engine.trace(), o->block, ChoiceValues::kEnumerable, known);
+    if (o->kind == InferOp::Kind::kPgibbs) validate_block(engine.trace(), o->block, ChoiceValues::kAny, known);
     if (o->kind == InferOp::Kind::kSubsampled) {
       validate_block(engine.trace(), o->block, real_if(o->sub.drift_sigma.has_value()), known);
       check_subsampling(engine.trace(), o->block, o->sub);
@@ -299,6 +329,17 @@ InferOp compile(const Syntax& s, const ParamMap& params, Engine* keeper) {
     op.count = count_arg(a[3], "gibbs: the number of transitions");
     return op;
   }
+  if (head == "pgibbs") {
+    if (a.size() != 5) bad(s, "pgibbs: expected (pgibbs scope block particles transitions)");
+    op.kind = InferOp::Kind::kPgibbs;
+    op.block = pgibbs_block_args(s, a[1], a[2]);
+    op.particles = count_arg(a[3], "pgibbs: the number of particles");
+    if (op.particles == 0) bad(a[3], "pgibbs: the number of particles must be at least 1, got 0");
+    if (op.particles > kMaxParticles)
+      bad(a[3], fmt::format("pgibbs: the number of particles must be at most {}, got {}", kMaxParticles, shown(a[3])));
+    op.count = count_arg(a[4], "pgibbs: the number of transitions");
+    return op;
+  }
   if (head == "subsampled_mh") return compile_subsampled(s);
   if (head == "repeat") {
     if (a.size() != 3) bad(s, "repeat: expected (repeat N command)");
@@ -406,13 +447,17 @@ std::string block_name(const BlockSpec& b) {
     case BlockSpec::Mode::kOne: return "one";
     case BlockSpec::Mode::kAll: return "all";
     case BlockSpec::Mode::kValue: break;
+    case BlockSpec::Mode::kOrdered:
+      return std::isinf(b.lo) && std::isinf(b.hi) ? std::string("ordered")
+                                                  : fmt::format("(ordered_range {} {})", b.lo, b.hi);
   }
   return to_string(b.block);
 }
 
 /// Gives every kernel of a checked program its record, in program text order (pre-order).
 bool is_kernel(const InferOp& op) {
-  return op.kind == InferOp::Kind::kMh || op.kind == InferOp::Kind::kSubsampled || op.kind == InferOp::Kind::kGibbs;
+  return op.kind == InferOp::Kind::kMh || op.kind == InferOp::Kind::kSubsampled || op.kind == InferOp::Kind::kGibbs ||
+         op.kind == InferOp::Kind::kPgibbs;
 }
 
 void add_kernel_records(Engine& engine, InferOp& op) {
@@ -502,6 +547,16 @@ void run(Engine& engine, const InferOp& op) {
         check_interrupt(engine, op);
         TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
         bool moved = in_transition(engine, op, [&] { return gibbs_transition(engine.trace(), op.block); });
+        count_transition(engine, op, moved);
+      }
+      return;
+    case InferOp::Kind::kPgibbs:
+      for (size_t i = 0; i < op.count; ++i) {
+        check_interrupt(engine, op);
+        TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
+        bool moved = in_transition(engine, op, [&] {
+          return pgibbs_transition(engine.trace(), op.block, op.particles);
+        });
         count_transition(engine, op, moved);
       }
       return;

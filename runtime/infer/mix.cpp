@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/infer/mix.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_set>
 
@@ -73,6 +74,23 @@ std::vector<Node*> random_choices_in_block(Trace& trace, const std::string& scop
   return std::move(w.found());
 }
 
+std::vector<Value> ordered_blocks(Trace& trace, const BlockSpec& spec) {
+  std::vector<Value> out;
+  const Scope* s = trace.scopes().find(spec.scope);
+  if (s == nullptr) return out;
+  for (const Value& b : s->blocks().items()) {
+    if (!is_number(b))
+      throw Error(ErrorKind::kInference,
+                  fmt::format("{}: ordered blocks are numbers, but scope '{}' has the block {}", spec.kernel,
+                              spec.scope, to_string(b)),
+                  spec.span);
+    const double x = std::get<double>(b);
+    if (spec.lo <= x && x <= spec.hi) out.push_back(b);
+  }
+  std::sort(out.begin(), out.end(), [](const Value& a, const Value& b) { return std::get<double>(a) < std::get<double>(b); });
+  return out;
+}
+
 BlockChoice select_block(Trace& trace, const BlockSpec& spec, bool allow_empty) {
   BlockChoice out;
   if (spec.scope == "default") {
@@ -105,9 +123,12 @@ BlockChoice select_block(Trace& trace, const BlockSpec& spec, bool allow_empty) 
       out.block = b;
       break;
     }
-    case BlockSpec::Mode::kAll: {
+    case BlockSpec::Mode::kAll:
+    case BlockSpec::Mode::kOrdered: {
       std::unordered_set<Node*> seen;
-      for (const Value& b : s->blocks().items())
+      const std::vector<Value> blocks =
+          spec.mode == BlockSpec::Mode::kAll ? s->blocks().items() : ordered_blocks(trace, spec);
+      for (const Value& b : blocks)
         for (Node* n : random_choices_in_block(trace, spec.scope, b))
           if (seen.insert(n).second) out.principals.push_back(n);
       break;
@@ -143,7 +164,9 @@ void validate_block(Trace& trace, const BlockSpec& spec, ChoiceValues needs, boo
                       spec.span);
         choices = random_choices_in_block(trace, spec.scope, spec.block);
       } else {
-        for (const Value& b : s->blocks().items())
+        const std::vector<Value> blocks =
+            spec.mode == BlockSpec::Mode::kOrdered ? ordered_blocks(trace, spec) : s->blocks().items();
+        for (const Value& b : blocks)
           for (Node* n : random_choices_in_block(trace, spec.scope, b)) choices.push_back(n);
       }
     }

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,12 @@ struct Node;
 /// What an [infer] kernel names: a scope and a block selector (one, all, or a block value).
 struct BlockSpec {
   std::string scope;     // "default" or a user scope
-  enum class Mode { kOne, kAll, kValue } mode = Mode::kOne;
+  enum class Mode { kOne, kAll, kValue, kOrdered } mode = Mode::kOne;
   Value block;           // for kValue
+  // kOrdered (pgibbs): the blocks b with lo <= b <= hi, numbers, in increasing order ((ordered_range lo hi); ordered
+  // is the whole line).
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
   SourceSpan span;       // of the kernel expression, for messages
   std::string kernel;    // kernel name, for messages
 };
@@ -31,6 +36,9 @@ struct BlockChoice {
 /// Picks the principal nodes. Throws kInference if the scope has no random choices or the block is absent,
 /// unless `allow_empty` (a kernel whose block emptied during a run makes no move: the identity kernel).
 BlockChoice select_block(Trace& trace, const BlockSpec& spec, bool allow_empty = false);
+
+/// The blocks of a kOrdered spec in increasing order. Throws kInference naming a block that is not a number.
+std::vector<Value> ordered_blocks(Trace& trace, const BlockSpec& spec);
 
 /// What a kernel needs of the values of the choices it moves.
 enum class ChoiceValues { kAny, kReal /* 'drift */, kEnumerable /* gibbs */ };

@@ -1,0 +1,358 @@
+// Particle Gibbs (conditional SMC). The trace holds one path at a time: a particle's extension by a group is
+// regenerated on its ancestor's path and detached again into a Db of its own, so the paths are a tree of Dbs sharing
+// their prefixes. Particles are kept in the depth-first order of that tree, so that moving the trace from one
+// ancestor's path to the next detaches and restores only the groups below the step where the two paths meet.
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/infer/pgibbs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "runtime/core/diagnostics.hpp"
+#include "runtime/core/error.hpp"
+#include "runtime/infer/shape_touch.hpp"
+#include "runtime/regen/infinite_density.hpp"
+#include "runtime/regen/refresh.hpp"
+#include "runtime/regen/regen.hpp"
+#include "runtime/regen/walk.hpp"
+#include "runtime/syntax/expr.hpp"
+#include "runtime/trace/trace.hpp"
+
+namespace vnt {
+namespace {
+
+constexpr size_t kNone = static_cast<size_t>(-1);
+
+std::string where(const Node* n) { return span_location(n->expr ? n->expr->span : SourceSpan{}); }
+
+[[noreturn]] void refuse(const BlockSpec& spec, std::string message) {
+  throw Error(ErrorKind::kInference, fmt::format("pgibbs: {}", message), spec.span);
+}
+
+/// The principals of each group, in the order the particles extend through them: one group per block for ordered
+/// blocks, else one for the whole selection. A choice two blocks reach goes with the first.
+std::vector<std::vector<Node*>> principal_groups(Trace& trace, const BlockSpec& spec) {
+  std::vector<std::vector<Node*>> groups;
+  if (spec.mode != BlockSpec::Mode::kOrdered) {
+    BlockChoice choice = select_block(trace, spec, /*allow_empty=*/true);
+    if (!choice.principals.empty()) groups.push_back(std::move(choice.principals));
+    return groups;
+  }
+  std::unordered_set<Node*> seen;
+  for (const Value& b : ordered_blocks(trace, spec)) {
+    std::vector<Node*> group;
+    for (Node* n : random_choices_in_block(trace, spec.scope, b))
+      if (seen.insert(n).second) group.push_back(n);
+    if (!group.empty()) groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+/// Every particle must hold the same random choices, and the scope the same blocks: what a particle is, and what the
+/// next transition selects, may not depend on the values it draws.
+void check_fixed_choices(Trace& trace, const Scaffold& s, const BlockSpec& spec) {
+  for (Node* n : s.principals)
+    if (s.is_brush(n))
+      refuse(spec, fmt::format("the choice at {} of scope '{}' exists only for some values of other choices of the "
+                               "scope; write (flip (if c 0.9 0.2)) rather than (if c (flip 0.9) (flip 0.2))",
+                               where(n), spec.scope));
+  s.brush.for_each([&](Node* b) {
+    if (b->kind != NodeKind::kOutput || b->constrained) return;
+    const SpProcedure* p = primitive_at(as_output(b));
+    if (p != nullptr && p->sp().is_random())
+      refuse(spec, fmt::format("the random choice at {} exists only for some values of the choices of scope '{}' "
+                               "(in a branch they decide): every particle must make the same random choices",
+                               where(b), spec.scope));
+  });
+  s.drg.for_each([&](Node* n, int) {
+    if (n->kind != NodeKind::kOutput) return;
+    OutputNode* out = as_output(n);
+    const SpProcedure* p = primitive_at(out);
+    if (p == nullptr || &p->sp() != trace.scope_include_sp() || out->operands.size() != 3) return;
+    if (s.is_resampling(out->operands[0]) || s.is_resampling(out->operands[1]))
+      refuse(spec, fmt::format("the scope or block of the scope_include at {} is computed from the choices of scope "
+                               "'{}' it moves",
+                               where(n), spec.scope));
+  });
+}
+
+/// The border of the scaffold split by group: a border node goes with the last group whose principals it reads
+/// through resampling nodes, so that its regen needs that group and no later one. Groups left empty are dropped.
+std::vector<std::vector<Node*>> group_borders(const Scaffold& s, const std::vector<std::vector<Node*>>& principals) {
+  FlatPtrMap<Node, size_t> group;  // principals first; then every resampling or border node, once its parents are
+  FlatPtrMap<Node, size_t> own;
+  for (size_t g = 0; g < principals.size(); ++g)
+    for (Node* n : principals[g]) own.emplace(n, g);
+  std::vector<std::pair<Node*, bool>> stack;  // (node, parents done): depth first, as scaffolds can be deep
+  for (Node* b : s.border) {
+    stack.emplace_back(b, false);
+    while (!stack.empty()) {
+      auto [n, parents_done] = stack.back();
+      stack.pop_back();
+      if (parents_done) {
+        const size_t* mine = own.find(n);
+        size_t g = mine ? *mine : 0;
+        for_each_parent(n, [&](Node* p) {
+          if (const size_t* q = group.find(p)) g = std::max(g, *q);
+        });
+        group[n] = g;
+        continue;
+      }
+      if (group.contains(n)) continue;
+      stack.emplace_back(n, true);
+      for_each_parent(n, [&](Node* p) {
+        if (s.is_resampling(p) && !group.contains(p)) stack.emplace_back(p, false);
+      });
+    }
+  }
+  std::vector<std::vector<Node*>> out(principals.size());
+  for (Node* b : s.border) out[*group.find(b)].push_back(b);
+  std::erase_if(out, [](const std::vector<Node*>& g) { return g.empty(); });
+  return out;
+}
+
+/// Index drawn in proportion to exp(log_weights[i] - top) from cumulative sums `cum`; ties and rounding go to a
+/// positive weight.
+size_t draw_index(const std::vector<double>& cum, Rng& rng) {
+  const double u = rng.uniform() * cum.back();
+  size_t i = static_cast<size_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin());
+  while (i >= cum.size() || (i > 0 && cum[i] == cum[i - 1])) --i;  // u at the total: the last positive one
+  return i;
+}
+
+/// Cumulative sums of the weights relative to the largest; nullopt if every weight is zero.
+std::optional<std::vector<double>> cumulative(const std::vector<double>& log_weights) {
+  double top = kNegInf;
+  for (double w : log_weights) top = std::max(top, w);
+  if (!(top > kNegInf)) return std::nullopt;
+  std::vector<double> cum(log_weights.size());
+  double total = 0;
+  for (size_t i = 0; i < log_weights.size(); ++i) cum[i] = total += std::exp(log_weights[i] - top);
+  return cum;
+}
+
+/// Regen and detach walk scaffold.border: one group's walk is theirs with the group's border in its place.
+class GroupBorder {
+ public:
+  GroupBorder(Scaffold& s, std::vector<Node*>& group) : s_(s), group_(group) { std::swap(s_.border, group_); }
+  ~GroupBorder() { std::swap(s_.border, group_); }
+  GroupBorder(const GroupBorder&) = delete;
+  GroupBorder& operator=(const GroupBorder&) = delete;
+
+ private:
+  Scaffold& s_;
+  std::vector<Node*>& group_;
+};
+
+class ConditionalSmc {
+ public:
+  ConditionalSmc(Trace& t, Scaffold& s, std::vector<std::vector<Node*>> groups, size_t particles,
+                 const BlockSpec& spec)
+      : t_(t), s_(s), groups_(std::move(groups)), particles_(particles), spec_(spec) {}
+
+  /// Runs the transition; returns the index of the particle whose path the trace holds at the end (0: the
+  /// retained one), or nullopt if the current state has a density of NaN (no move). On an error, puts the current
+  /// path back before rethrowing.
+  std::optional<size_t> run() {
+    try {
+      return sweep();
+    } catch (...) {
+      if (!t_.poisoned() && retained_.size() == groups_.size()) move_to(retained_.back());
+      throw;
+    }
+  }
+
+ private:
+  struct Step {
+    size_t parent;            // the step of the group before on this path; kNone at the first group
+    size_t group;
+    std::unique_ptr<Db> db;   // the group's values while the trace holds another path; null once unreferenced
+    double weight = kNegInf;  // the log weight of extending the parent's path by this group
+    uint32_t refs = 0;        // particles, later steps and the trace holding it
+  };
+
+  std::optional<size_t> sweep() {
+    const size_t groups = groups_.size();
+    // The current path, detached from the last group: each group is detached in the state its regen had.
+    for (size_t g = 0; g < groups; ++g) {
+      retained_.push_back(new_step(g == 0 ? kNone : g - 1, g));
+      ++steps_[g].refs;  // kept until the end, to put the path back after an error
+    }
+    made_.assign(groups, 0);
+    bool infinite = false;
+    for (size_t g = groups; g-- > 0;) {
+      const size_t before = t_.random_choices().size();
+      steps_[g].db = std::make_unique<Db>(t_);
+      steps_[g].weight = detach_group(g, *steps_[g].db);
+      made_[g] = before - t_.random_choices().size();
+      infinite |= !(steps_[g].weight < kPosInf);
+    }
+    if (infinite) {  // +inf or NaN: attached again to look
+      move_to(retained_.back());
+      if (std::optional<InfiniteDensity> found = find_infinite_density(t_, s_))
+        raise_infinite_density(*found, InfiniteIn::kCurrentState, {});
+      return std::nullopt;  // a density of NaN, which decides a rejection
+    }
+
+    std::vector<size_t> generation, next;
+    for (size_t g = 0; g < groups; ++g) {
+      const std::vector<size_t> ancestors = draw_ancestors(generation);
+      next.clear();
+      next.push_back(retained_[g]);
+      ++steps_[retained_[g]].refs;
+      for (size_t a : ancestors) {
+        const size_t parent = a == kNone ? kNone : generation[a];
+        move_to(parent);
+        next.push_back(extend(parent, g));
+        ++steps_[next.back()].refs;
+      }
+      for (size_t id : generation) release(id);
+      generation.swap(next);
+    }
+    std::vector<double> last;
+    for (size_t id : generation) last.push_back(steps_[id].weight);
+    const std::optional<std::vector<double>> cum = cumulative(last);
+    const size_t pick = cum ? draw_index(*cum, t_.rng()) : 0;
+    move_to(generation[pick]);
+    return pick;
+  }
+
+  /// The ancestors of the new particles, as indices into `generation` in increasing order (the depth-first order of
+  /// their paths); all kNone at the first group.
+  std::vector<size_t> draw_ancestors(const std::vector<size_t>& generation) {
+    if (generation.empty()) return std::vector<size_t>(particles_, kNone);
+    std::vector<double> w;
+    for (size_t id : generation) w.push_back(steps_[id].weight);
+    const std::optional<std::vector<double>> cum = cumulative(w);
+    std::vector<size_t> out(particles_, 0);  // no weight anywhere: every particle extends the retained path
+    if (cum)
+      for (size_t& a : out) a = draw_index(*cum, t_.rng());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  size_t new_step(size_t parent, size_t group) {
+    steps_.push_back(Step{parent, group, nullptr});
+    if (parent != kNone) ++steps_[parent].refs;
+    return steps_.size() - 1;
+  }
+
+  void release(size_t id) {
+    while (id != kNone && --steps_[id].refs == 0) {
+      steps_[id].db.reset();
+      id = steps_[id].parent;
+    }
+  }
+
+  double detach_group(size_t g, Db& db) {
+    GroupBorder view(s_, groups_[g]);
+    return detach_and_extract(t_, s_, db);
+  }
+
+  double regen_group(size_t g, bool restore, Db& db) {
+    GroupBorder view(s_, groups_[g]);
+    return regen_and_attach(t_, s_, restore, db);
+  }
+
+  /// Makes the trace hold the path that ends with step `target` (kNone: no group).
+  void move_to(size_t target) {
+    std::vector<size_t> down;  // the target's steps the trace does not hold, the last first
+    size_t at = target;
+    for (; at != kNone; at = steps_[at].parent) {
+      const size_t g = steps_[at].group;
+      if (g < attached_.size() && attached_[g] == at) break;
+      down.push_back(at);
+    }
+    const size_t keep = at == kNone ? 0 : steps_[at].group + 1;
+    while (attached_.size() > keep) {
+      const size_t id = attached_.back();
+      detach_group(steps_[id].group, *steps_[id].db);
+      attached_.pop_back();
+      release(id);
+    }
+    for (auto it = down.rbegin(); it != down.rend(); ++it) {
+      ++steps_[*it].refs;
+      attached_.push_back(*it);
+      regen_group(steps_[*it].group, /*restore=*/true, *steps_[*it].db);
+    }
+  }
+
+  /// A new particle: the path the trace holds (ending with `parent`) extended by group g drawn from the prior.
+  size_t extend(size_t parent, size_t g) {
+    Db unused(t_);  // read only by proposal kernels, which particles do not have
+    const size_t before = t_.random_choices().size();
+    double w = kNegInf;
+    try {
+      w = regen_group(g, /*restore=*/false, unused);
+    } catch (...) {
+      if (!impossibility_in_flight()) throw;  // the failed regen undid itself
+      return new_step(parent, g);            // a state of probability zero: weight 0, never extended
+    }
+    if (t_.random_choices().size() != before + made_[g]) {
+      Db discard(t_);
+      detach_group(g, discard);
+      refuse(spec_, fmt::format("a value of the choices of scope '{}' makes random choices the current values do not "
+                                "(in a branch it decides): every particle must make the same random choices",
+                                spec_.scope));
+    }
+    if (!(w < kPosInf)) {
+      std::optional<InfiniteDensity> found;
+      {
+        GroupBorder view(s_, groups_[g]);
+        found = find_infinite_density(t_, s_);
+      }
+      Db discard(t_);
+      detach_group(g, discard);
+      if (found) raise_infinite_density(*found, InfiniteIn::kProposal, "pgibbs");
+      w = kNegInf;  // NaN: weight zero
+    }
+    const size_t id = new_step(parent, g);
+    steps_[id].db = std::make_unique<Db>(t_);
+    steps_[id].weight = w;
+    detach_group(g, *steps_[id].db);
+    return id;
+  }
+
+  Trace& t_;
+  Scaffold& s_;
+  std::vector<std::vector<Node*>> groups_;  // the border of each group, in the scaffold's border order
+  size_t particles_;
+  const BlockSpec& spec_;
+  std::vector<Step> steps_;
+  std::vector<size_t> retained_;  // the current path's steps, by group
+  std::vector<size_t> made_;      // the random choices each group's regen registers (on the current path)
+  std::vector<size_t> attached_;  // the steps the trace holds, by group from the first
+};
+
+bool pgibbs_attempt(Trace& trace, const BlockSpec& spec, size_t particles) {
+  ShapeTouch touch{trace};  // kept unless a procedure moved (below)
+  const std::vector<std::vector<Node*>> principals = principal_groups(trace, spec);
+  if (principals.empty()) return false;
+  std::vector<Node*> all;
+  for (const std::vector<Node*>& g : principals) all.insert(all.end(), g.begin(), g.end());
+  Scaffold scaffold = build_scaffold(trace, all);
+  if (!ensure_scaffold_fresh(trace, scaffold)) throw ShapeMoved{};
+  HoldNodes hold(trace);
+  check_fixed_choices(trace, scaffold, spec);
+  const bool procedures = resamples_procedures(scaffold);
+  ConditionalSmc smc(trace, scaffold, group_borders(scaffold, principals), particles, spec);
+  const std::optional<size_t> pick = smc.run();
+  touch.keep = !procedures && !resamples_procedures(scaffold);
+  return pick.value_or(0) != 0;
+}
+
+}  // namespace
+
+bool pgibbs_transition(Trace& trace, const BlockSpec& spec, size_t particles) {
+  return until_not_interrupted(trace, [&]() -> std::optional<bool> {
+    return unless_shape_moved(trace, [&] { return pgibbs_attempt(trace, spec, particles); });
+  });
+}
+
+}  // namespace vnt

@@ -1,0 +1,28 @@
+// Particle Gibbs: the choices of a scope drawn jointly by conditional SMC over its ordered blocks, the current
+// values kept as the retained particle (Andrieu, Doucet & Holenstein 2010).
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+
+#include "runtime/infer/mix.hpp"
+
+namespace vnt {
+
+class Trace;
+
+/// The most particles a transition runs: beyond it, an inference error rather than a run out of memory.
+inline constexpr size_t kMaxParticles = 1'000'000;
+
+/// One transition (docs/inference.md, "pgibbs"). The scaffold of every choice `spec` selects is split into groups,
+/// one per block in increasing order (`ordered`, `(ordered_range lo hi)`; `all` or a block value: one group), each
+/// holding the border nodes whose values need no later block. The current path is the retained particle; `particles`
+/// new ones extend group by group from the prior, weighed by what absorbs each group (the observations), their
+/// ancestors drawn in proportion to the weights of the group before; the retained one keeps its own path. The path
+/// of one of the particles + 1, drawn in proportion to the last weights, becomes the trace's. Returns whether that
+/// was a new one. Throws kInference, leaving the trace as it was, for a choice of the scope that exists only for
+/// some values of the others (or holds random choices in a branch they decide), a choice's scope or block computed
+/// from them, and, when a particle meets one, a value that makes new random choices.
+bool pgibbs_transition(Trace& trace, const BlockSpec& spec, size_t particles);
+
+}  // namespace vnt
