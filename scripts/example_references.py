@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The reference posteriors that examples/regression.vnt, examples/mixture.vnt and examples/hmm.vnt state in their
-comments, and tests/cli/examples.sh checks their summaries against: posterior means and sds by numerical
-integration (midpoint rule on a grid wide enough that widening it changes no printed digit), and for the hidden
-Markov model by the forward-backward recursions. Plain Python, no numpy: about 15 s.
+"""The reference posteriors that examples/regression.vnt, examples/mixture.vnt, examples/hmm.vnt and
+examples/state_space.vnt state in their comments, and tests/cli/examples.sh checks their summaries against:
+posterior means and sds by numerical integration (midpoint rule on a grid wide enough that widening it changes no
+printed digit), for the hidden Markov model by the forward-backward recursions, and for the state-space model by
+the Kalman smoother on a grid of its coefficient. Plain Python, no numpy: about 15 s.
 
     python3 scripts/example_references.py
 """
@@ -108,7 +109,46 @@ def hmm():
         print(f"hmm.vnt s{t}: mean {p:.4f} sd {math.sqrt(p * (1 - p)):.4f}")
 
 
+def state_space():
+    """phi ~ beta(5, 1), h_0 = 0, h_t ~ N(phi h_{t-1}, 0.3), x_t ~ N(h_t, 0.3): for each phi on a grid of (0, 1), the
+    Kalman filter's likelihood weighs the Rauch-Tung-Striebel smoother's moments of h_1 and h_60."""
+    import csv
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "examples", "data", "state_space.csv")) as f:
+        xs = [float(r["x"]) for r in csv.DictReader(f)]
+    q, r = 0.3 ** 2, 0.3 ** 2
+    m_phi = Moments()
+    moments = {1: Moments(), len(xs): Moments()}
+    for phi in grid(0.0, 1.0, 2000):
+        m, p, log_like = 0.0, 0.0, 4 * math.log(phi)  # beta(5, 1): density 5 phi^4
+        mf, pf, mp, pp = [], [], [], []
+        for x in xs:
+            m, p = phi * m, phi * phi * p + q
+            mp.append(m), pp.append(p)
+            log_like += math.log(normal_pdf(x, m, math.sqrt(p + r)))
+            k = p / (p + r)
+            m, p = m + k * (x - m), (1 - k) * p
+            mf.append(m), pf.append(p)
+        ms, ps = mf[:], pf[:]
+        for t in range(len(xs) - 2, -1, -1):
+            j = pf[t] * phi / pp[t + 1]
+            ms[t] = mf[t] + j * (ms[t + 1] - mp[t + 1])
+            ps[t] = pf[t] + j * j * (ps[t + 1] - pp[t + 1])
+        w = math.exp(log_like + 60)  # a constant shift keeps the weights within range
+        m_phi.add(w, phi=phi)
+        for t, mo in moments.items():  # E[h], and E[h^2] = var + mean^2, mixed over phi
+            mo.weight += w
+            s = mo.sums.setdefault(f"h_{t}", [0.0, 0.0])
+            s[0] += w * ms[t - 1]
+            s[1] += w * (ps[t - 1] + ms[t - 1] ** 2)
+    m_phi.show("state_space.vnt")
+    for mo in moments.values():
+        mo.show("state_space.vnt")
+
+
 if __name__ == "__main__":
     regression()
     mixture()
     hmm()
+    state_space()

@@ -84,6 +84,7 @@ constexpr std::string_view kHelp =
   [infer command]               run inference, e.g. [infer (repeat 100 (do (mh default one 1) (collect x)))]
   [forget label]                remove a directive written as label: [...], or an assume by its name
 Inference commands: (mh scope block N), (mh scope block 'drift sigma N), (gibbs scope block N),
+  (pgibbs scope ordered|(ordered_range lo hi)|all|block particles N),
   (subsampled_mh scope block Nbatch eps ['drift sigma] N), (repeat N c), (do c ...), (cycle (c ...) N),
   (mixture (w c ...) N), (collect expr ...). The scope default holds every random choice (blocks one, all).
 Ctrl-C stops a running directive (an [infer] keeps its moves and draws); Ctrl-D quits.

@@ -54,22 +54,14 @@ std::vector<std::vector<Node*>> principal_groups(Trace& trace, const BlockSpec& 
   return groups;
 }
 
-/// Every particle must hold the same random choices, and the scope the same blocks: what a particle is, and what the
-/// next transition selects, may not depend on the values it draws.
+/// What a particle is, and what the next transition selects, may not depend on the values a particle draws: a choice
+/// of the scope that exists only for some values of others, or a scope or block computed from them, is refused.
 void check_fixed_choices(Trace& trace, const Scaffold& s, const BlockSpec& spec) {
   for (Node* n : s.principals)
     if (s.is_brush(n))
       refuse(spec, fmt::format("the choice at {} of scope '{}' exists only for some values of other choices of the "
                                "scope; write (flip (if c 0.9 0.2)) rather than (if c (flip 0.9) (flip 0.2))",
                                where(n), spec.scope));
-  s.brush.for_each([&](Node* b) {
-    if (b->kind != NodeKind::kOutput || b->constrained) return;
-    const SpProcedure* p = primitive_at(as_output(b));
-    if (p != nullptr && p->sp().is_random())
-      refuse(spec, fmt::format("the random choice at {} exists only for some values of the choices of scope '{}' "
-                               "(in a branch they decide): every particle must make the same random choices",
-                               where(b), spec.scope));
-  });
   s.drg.for_each([&](Node* n, int) {
     if (n->kind != NodeKind::kOutput) return;
     OutputNode* out = as_output(n);
@@ -80,6 +72,22 @@ void check_fixed_choices(Trace& trace, const Scaffold& s, const BlockSpec& spec)
                                "'{}' it moves",
                                where(n), spec.scope));
   });
+}
+
+bool same_groups(std::vector<std::vector<Node*>> a, std::vector<std::vector<Node*>> b) {
+  if (a.size() != b.size()) return false;
+  for (size_t g = 0; g < a.size(); ++g) {
+    std::sort(a[g].begin(), a[g].end());
+    std::sort(b[g].begin(), b[g].end());
+    if (a[g] != b[g]) return false;
+  }
+  return true;
+}
+
+[[noreturn]] void refuse_new_choices(const BlockSpec& spec) {
+  refuse(spec, fmt::format("a value of the choices of scope '{}' makes random choices in the scope that the current "
+                           "values do not (in a branch it decides): the particles must be states of the same choices",
+                           spec.scope));
 }
 
 /// The border of the scaffold split by group: a border node goes with the last group whose principals it reads
@@ -152,9 +160,10 @@ class GroupBorder {
 
 class ConditionalSmc {
  public:
+  /// `principals` by group, as the transition selected them: the path it ends with must give the same.
   ConditionalSmc(Trace& t, Scaffold& s, std::vector<std::vector<Node*>> groups, size_t particles,
-                 const BlockSpec& spec)
-      : t_(t), s_(s), groups_(std::move(groups)), particles_(particles), spec_(spec) {}
+                 const BlockSpec& spec, const std::vector<std::vector<Node*>>& principals)
+      : t_(t), s_(s), groups_(std::move(groups)), particles_(particles), spec_(spec), principals_(principals) {}
 
   /// Runs the transition; returns the index of the particle whose path the trace holds at the end (0: the
   /// retained one), or nullopt if the current state has a density of NaN (no move). On an error, puts the current
@@ -203,14 +212,16 @@ class ConditionalSmc {
     std::vector<size_t> generation, next;
     for (size_t g = 0; g < groups; ++g) {
       const std::vector<size_t> ancestors = draw_ancestors(generation);
-      next.clear();
-      next.push_back(retained_[g]);
+      next.assign(particles_ + 1, kNone);
+      next[0] = retained_[g];
       ++steps_[retained_[g]].refs;
-      for (size_t a : ancestors) {
-        const size_t parent = a == kNone ? kNone : generation[a];
+      // Every other group backwards: the trace then starts a group on the path where the one before ended.
+      for (size_t i = 0; i < particles_; ++i) {
+        const size_t k = g % 2 == 0 ? i : particles_ - 1 - i;
+        const size_t parent = ancestors[k] == kNone ? kNone : generation[ancestors[k]];
         move_to(parent);
-        next.push_back(extend(parent, g));
-        ++steps_[next.back()].refs;
+        next[k + 1] = extend(parent, g);
+        ++steps_[next[k + 1]].refs;
       }
       for (size_t id : generation) release(id);
       generation.swap(next);
@@ -220,6 +231,10 @@ class ConditionalSmc {
     const std::optional<std::vector<double>> cum = cumulative(last);
     const size_t pick = cum ? draw_index(*cum, t_.rng()) : 0;
     move_to(generation[pick]);
+    // A choice the path made in its brush may be in the scope (in the extent of one of its tags); in the default
+    // scope every random choice is, which extend() sees as it is made.
+    if (pick != 0 && spec_.scope != "default" && !same_groups(principal_groups(t_, spec_), principals_))
+      refuse_new_choices(spec_);
     return pick;
   }
 
@@ -294,12 +309,10 @@ class ConditionalSmc {
       if (!impossibility_in_flight()) throw;  // the failed regen undid itself
       return new_step(parent, g);            // a state of probability zero: weight 0, never extended
     }
-    if (t_.random_choices().size() != before + made_[g]) {
+    if (spec_.scope == "default" && t_.random_choices().size() != before + made_[g]) {
       Db discard(t_);
       detach_group(g, discard);
-      refuse(spec_, fmt::format("a value of the choices of scope '{}' makes random choices the current values do not "
-                                "(in a branch it decides): every particle must make the same random choices",
-                                spec_.scope));
+      refuse_new_choices(spec_);
     }
     if (!(w < kPosInf)) {
       std::optional<InfiniteDensity> found;
@@ -324,6 +337,7 @@ class ConditionalSmc {
   std::vector<std::vector<Node*>> groups_;  // the border of each group, in the scaffold's border order
   size_t particles_;
   const BlockSpec& spec_;
+  const std::vector<std::vector<Node*>>& principals_;
   std::vector<Step> steps_;
   std::vector<size_t> retained_;  // the current path's steps, by group
   std::vector<size_t> made_;      // the random choices each group's regen registers (on the current path)
@@ -341,7 +355,7 @@ bool pgibbs_attempt(Trace& trace, const BlockSpec& spec, size_t particles) {
   HoldNodes hold(trace);
   check_fixed_choices(trace, scaffold, spec);
   const bool procedures = resamples_procedures(scaffold);
-  ConditionalSmc smc(trace, scaffold, group_borders(scaffold, principals), particles, spec);
+  ConditionalSmc smc(trace, scaffold, group_borders(scaffold, principals), particles, spec, principals);
   const std::optional<size_t> pick = smc.run();
   touch.keep = !procedures && !resamples_procedures(scaffold);
   return pick.value_or(0) != 0;

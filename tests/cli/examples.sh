@@ -72,6 +72,12 @@ check_probability s3 0.9057  # forward-backward
 check_probability s8 0.5811
 check_probability s13 0.0572
 
+run "$EX/state_space.vnt" --seed "$SEED"
+expect_rc 0 "state_space.vnt"
+check_column phi 0.9319 0.0411  # Kalman smoother on a grid of phi
+check_column h1 0.1147 0.1888
+check_column h60 0.3532 0.2333
+
 # MNIST: the data files load and the kernel runs (its posterior has no reference; bench_mnist_risk scores it).
 run "$EX/bayes_lr/mnist.vnt" --seed "$SEED" --param T=20 --param eps=0.01
 expect_rc 0 "bayes_lr/mnist.vnt"

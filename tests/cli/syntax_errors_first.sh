@@ -50,7 +50,7 @@ expect_eq "the first error in the file is reported" \
 check '[infer (mh default one -1)]' \
   't.vnt:2:24: error: mh: the number of transitions must be a non-negative integer, got -1'
 check '[infer (cycle ((mh default one 1) (hmc default one 1)) 5)]' \
-  "t.vnt:2:36: error: unknown inference command 'hmc' (known: mh, subsampled_mh, gibbs, repeat, do, cycle, mixture, collect)"
+  "t.vnt:2:36: error: unknown inference command 'hmc' (known: mh, subsampled_mh, gibbs, pgibbs, repeat, do, cycle, mixture, collect)"
 check "[infer (subsampled_mh default one 100 1.5 10)]" \
   't.vnt:2:39: error: subsampled_mh: eps must be in [0, 1), got 1.5'
 check "[infer (repeat 2 (collect (if 1 2)))]" 't.vnt:2:27: error: if: expected (if condition consequent alternative)'

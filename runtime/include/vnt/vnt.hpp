@@ -108,12 +108,12 @@ class RuntimeError : public std::runtime_error {
 /// What one kernel of an inference program did (docs/inference.md, "Kernel report"): one per kernel in the
 /// program text of each infer() call or [infer] directive, counting the transitions it completed.
 struct KernelReport {
-  std::string kernel;    ///< "mh", "subsampled_mh" or "gibbs" (a bare number N is "mh" on default, one)
+  std::string kernel;    ///< "mh", "subsampled_mh", "gibbs" or "pgibbs" (a bare number N is "mh" on default, one)
   std::string scope;     ///< e.g. "default"
-  std::string block;     ///< "one", "all" or the block value as printed
+  std::string block;     ///< "one", "all", "ordered", "(ordered_range lo hi)" or the block value as printed
   std::string location;  ///< "file:line:col" of the kernel in the program text
   uint64_t transitions = 0;
-  uint64_t accepted = 0;  ///< gibbs: the transitions that gave the block another value
+  uint64_t accepted = 0;  ///< gibbs: that gave the block another value; pgibbs: that took a new particle
   // subsampled_mh only: its transitions are subsampled, exact, or no move (a block that emptied).
   uint64_t subsampled_transitions = 0;  ///< decided by the sequential test from a subset of the data
   uint64_t sections_visited = 0;        ///< local sections those scored (the data touched)

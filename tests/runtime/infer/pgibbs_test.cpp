@@ -83,6 +83,15 @@ TEST_CASE("pgibbs cycled with subsampled_mh on the parameter of a state-space mo
   CHECK(e.kernel_reports()[0].transitions == 40);
 }
 
+TEST_CASE("random choices outside the scope in a branch its choices decide are part of each particle") {
+  // c is brush of a: each particle draws its own, the retained one keeps the current one (as gibbs does).
+  Engine e(4);
+  test::run(e, "[assume a (scope_include 'h 0 (flip 0.5))]\n[assume c (if a (normal 0 1) (normal 5 1))]\n"
+               "[observe (normal c 1) 4.2]\n[infer (repeat 100 (do (pgibbs h ordered 5 1) (mh default one 1)))]");
+  CHECK(test::inconsistent_nodes(e) == 0);
+  CHECK(e.kernel_reports()[0].accepted > 0);
+}
+
 TEST_CASE("a pgibbs particle whose state has probability zero (an invalid parameter) is never picked") {
   size_t met = 0;
   for (uint64_t seed = 1; seed < 12; ++seed) {
@@ -99,22 +108,26 @@ TEST_CASE("a pgibbs particle whose state has probability zero (an invalid parame
 }
 
 TEST_CASE("pgibbs refusals and failures leave the trace and its stream as they were") {
-  SUBCASE("a particle that makes a random choice the current state does not") {
-    bool met = false;
-    for (uint64_t seed = 1; seed < 30 && !met; ++seed) {
-      Engine e(seed);
-      test::run(e, "[assume a (scope_include 'h 0 (flip 0.5))]\n[assume b (if a (normal 0 1) 0)]");
-      if (std::get<bool>(e.sample(test::expression(e, "a")))) continue;  // with a true, refused before any move
-      met = true;
-      // Ten particles: one of them draws a true, and with it a normal the others do not have.
-      expect_error(e, "[infer (pgibbs h ordered 10 1)]", "makes random choices the current values do not");
+  SUBCASE("a particle that makes a random choice of the scope the current state does not") {
+    // In the default scope every random choice is one of the scope: seen as the particle makes it. In a user scope,
+    // a choice in the extent of one of its tags: seen when the move would take it (the observation favours it).
+    for (const std::string scope : {"default all", "h ordered"}) {
+      bool met = false;
+      for (uint64_t seed = 1; seed < 30 && !met; ++seed) {
+        Engine e(seed);
+        test::run(e, "[assume a (scope_include 'h 0 (flip 0.5))]\n[assume b (scope_include 'h 1 (if a (normal 0 1) 0))]");
+        if (std::get<bool>(e.sample(test::expression(e, "a")))) continue;  // with a true, refused before any move
+        met = true;
+        test::run(e, "[observe (normal (if a 3 0) 0.3) 3]");
+        expect_error(e, "[infer (pgibbs " + scope + " 10 1)]", "makes random choices in the scope that the current");
+      }
+      CHECK(met);
     }
-    CHECK(met);
   }
-  SUBCASE("a current state with such a choice, refused before any move") {
+  SUBCASE("a current state whose choice exists only for some values of another, refused before any move") {
     Engine e(2);
     test::run(e, "[assume a (scope_include 'h 0 (flip 0.999))]\n[assume b (if a (normal 0 1) 0)]");
-    expect_error(e, "[infer (pgibbs h ordered 5 1)]", "exists only for some values of the choices of scope 'h'");
+    expect_error(e, "[infer (pgibbs default all 5 1)]", "exists only for some values of other choices");
   }
   SUBCASE("a particle giving an observation an infinite density") {
     bool met = false;
