@@ -26,7 +26,7 @@ LOCATED = re.compile(r"^(cur\.vnt|<repl:\d+>):\d+:\d+: (error|warning): ")
 # The errors of an [infer] found before its first transition (runtime/engine/infer_lang.cpp): its text and {params},
 # and its scopes, blocks and subsampling against the trace. The same kernels' errors met by a transition end in a
 # line "while running <kernel> ...", and collect's are not told apart from those met after transitions.
-PRE_RUN = re.compile(r"^((mh|subsampled_mh|gibbs|repeat|cycle|mixture): |collect: expected|the number of transitions|"
+PRE_RUN = re.compile(r"^((mh|subsampled_mh|gibbs|pgibbs|repeat|cycle|mixture): |collect: expected|the number of transitions|"
                      r"expected an inference command|unknown inference command|missing parameter|parameter value)")
 RUNS = collections.Counter()
 
@@ -307,6 +307,21 @@ class Gen:
             return self.c([f"(gibbs {scope} {block})", f"(gibbs {scope})", "(gibbs)", f"(gibbs {scope} {block} 1 2)"])
         return f"(gibbs {scope} {block} {self.count()})"
 
+    PARTICLES = (["1", "2", "5", "10"], ["0", "-1", "1.5", "nan", "x", "1e7"])
+
+    def pgibbs(self):
+        scope, block = self.scope_block()
+        if self.p(0.6):  # ordered blocks: numbers in most scopes of the models; default has none (an error)
+            numeric = [int(b) for b in self.blocks.get(scope.strip("'\""), []) if b.lstrip("-").isdigit()]
+            lo = self.c(numeric) if numeric else 0
+            block = self.c(["ordered", "ordered", f"(ordered_range {lo} {lo + self.r.randint(0, 3)})"])
+            if self.err(0.05):
+                block = self.c(["(ordered_range 3 1)", "(ordered_range 1)", "(ordered_range x 2)", "one", "'ordered"])
+        if self.err(0.04):
+            return self.c([f"(pgibbs {scope} {block} 2)", f"(pgibbs {scope})", "(pgibbs)",
+                           f"(pgibbs {scope} {block} 1 2 3)"])
+        return f"(pgibbs {scope} {block} {self.pick(*self.PARTICLES, 0.95)} {self.count()})"
+
     def sub(self):
         drift = self.p(0.6)
         scope, block = self.scope_block(want_real=drift)
@@ -358,7 +373,8 @@ class Gen:
     def program(self, depth=0):
         x = self.r.random()
         if depth > 3 or x < 0.35:
-            return self.c([self.mh] * 11 + [self.sub] * 5 + [self.gibbs] * 3 + [self.count] * 2 + [self.collect] * 2)()
+            return self.c([self.mh] * 11 + [self.sub] * 5 + [self.gibbs] * 3 + [self.pgibbs] * 3 + [self.count] * 2 +
+                          [self.collect] * 2)()
         if x < 0.5:
             return f"(repeat {self.count()} {self.program(depth + 1)})"
         if x < 0.78:
@@ -368,7 +384,7 @@ class Gen:
             return self.mixture(depth)
         if x < 0.95 or not self.bad:
             return self.collect()
-        return self.c(["(hmc default one 1)", "(pgibbs default one 2 1)", "()", "(1 2)", "(repeat 2)",
+        return self.c(["(hmc default one 1)", "(pgibbs default one 2 1)", "(smc default all 2 1)", "()", "(1 2)", "(repeat 2)",
                        "(cycle 1 2)", "(mixture () 1)", "(do . 1)", "mh", "\"mh\"", "(quote (mh default one 1))",
                        "(repeat 2 (mh default one 1) 3)", "(cycle ((mh default one 1)))", "{K}", "({K} default one 1)"])
 

@@ -217,6 +217,13 @@ class ConditionalSmc {
       ++steps_[retained_[g]].refs;
       // Every other group backwards: the trace then starts a group on the path where the one before ended.
       for (size_t i = 0; i < particles_; ++i) {
+        // A transition of many particles and blocks can take long: Ctrl-C undoes it rather than wait for its end.
+        if (t_.interrupt_requested()) [[unlikely]]
+          throw Error(ErrorKind::kInference,
+                      fmt::format("{}: the pgibbs transition under way is undone; the transitions made and the draws "
+                                  "collected before it are kept",
+                                  t_.interrupt_what()),
+                      spec_.span);
         const size_t k = g % 2 == 0 ? i : particles_ - 1 - i;
         const size_t parent = ancestors[k] == kNone ? kNone : generation[ancestors[k]];
         move_to(parent);

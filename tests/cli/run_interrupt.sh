@@ -47,6 +47,22 @@ if [ -z "$transitions" ] || [ $((transitions - rows)) -lt 0 ] || [ $((transition
   fail "$rows rows written for ${transitions:-?} transitions (one collect each)"
 fi
 
+# A pgibbs transition of a million particles takes minutes: Ctrl-C undoes the one under way.
+cat >particles.vnt <<'VNT'
+[assume x (mem (lambda (t) (scope_include 'x t (normal 0 1))))]
+[observe (normal (x 0) 1) 0.5]
+[observe (normal (x 1) 1) 0.5]
+[predict (x 0)]
+[infer (repeat 3 (pgibbs x ordered 1000000 1))]
+[predict 12345]
+VNT
+interrupt_run particles.vnt --seed 2
+expect_rc 130 "a pgibbs transition stopped by SIGINT ends as killed by it"
+expect_match "the error says the transition under way is undone" "^particles.vnt:5:[0-9]+: error: interrupted \(Ctrl-C\): \
+the pgibbs transition under way is undone; the transitions made and the draws collected before it are kept$" \
+  "$(first_line "$ERR")"
+expect_match "the kernel report counts no transition" "^pgibbs x ordered \(particles.vnt:5:18\) +0 " "$OUT"
+
 # With --chains, one Ctrl-C stops every chain, each keeping what it collected.
 interrupt_run long.vnt --seed 2 --chains 2 --draws chains.csv
 expect_rc 130 "chains stopped by SIGINT end as killed by it"
