@@ -4,8 +4,10 @@
 # load, and T R of (mh x one 1) (as many single-site moves as there are states in R sweeps), and prints
 # microseconds per transition and per particle and state (a transition regenerates each state P + 1 times, counting
 # the retained particle's detach and the final attach, plus the moves between ancestors' paths), and mh's per
-# transition. Default seed.
-# Usage: bench/pgibbs_states.sh [pprun=build/release/pprun] [T=50] [P=10] [R=500]
+# transition. The model allows ancestor sampling (docs/inference.md, pgibbs); with BRANCH=branch its coefficient is
+# written (if (> x_{t-1} 100) 0.8 0.8): the same model, with a branch the states decide, which rules it out.
+# Default seed.
+# Usage: bench/pgibbs_states.sh [pprun=build/release/pprun] [T=50] [P=10] [R=500] [BRANCH=none]
 # SPDX-License-Identifier: Apache-2.0
 set -euo pipefail
 
@@ -13,15 +15,17 @@ pprun=${1:-build/release/pprun}
 t=${2:-50}
 p=${3:-10}
 r=${4:-500}
+branch=${5:-none}
 # shellcheck source=bench/lib.bash
 source "$(dirname "$0")/lib.bash"
 start_bench
 
-python3 - "$t" > "$dir/load.vnt" <<'PY'
+python3 - "$t" "$branch" > "$dir/load.vnt" <<'PY'
 import random, sys
 random.seed(1)
 t = int(sys.argv[1])
-print("[assume x (mem (lambda (t) (scope_include 'x t (if (= t 0) (normal 0 1) (normal (* 0.8 (x (- t 1))) 0.5)))))]")
+a = "(if (> (x (- t 1)) 100) 0.8 0.8)" if sys.argv[2] == "branch" else "0.8"
+print("[assume x (mem (lambda (t) (scope_include 'x t (if (= t 0) (normal 0 1) (normal (* %s (x (- t 1))) 0.5)))))]" % a)
 h = random.gauss(0, 1)
 for i in range(t):
     if i > 0:
@@ -33,8 +37,9 @@ PY
 load=$(seconds "$dir/load.vnt")
 pg=$(seconds "$dir/pgibbs.vnt")
 mh=$(seconds "$dir/mh.vnt")
-awk -v t="$t" -v p="$p" -v r="$r" -v load="$load" -v pg="$pg" -v mh="$mh" 'BEGIN {
+awk -v t="$t" -v p="$p" -v r="$r" -v b="$branch" -v load="$load" -v pg="$pg" -v mh="$mh" 'BEGIN {
   per = (pg - load) / r * 1e6
-  printf "T = %d, P = %d, %d transitions: pgibbs %.1f us a transition, %.2f us per particle and state;", t, p, r, per, per / ((p + 1) * t)
+  as = b == "branch" ? "a branch (no ancestor sampling)" : "ancestor sampling"
+  printf "T = %d, P = %d, %s, %d transitions: pgibbs %.1f us a transition, %.2f us per particle and state;", t, p, as, r, per, per / ((p + 1) * t)
   printf " mh %.2f us a transition (%d)\n", (mh - load) / (t * r) * 1e6, t * r
 }'

@@ -16,6 +16,7 @@
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/error.hpp"
+#include "runtime/infer/ancestor_sampling.hpp"
 #include "runtime/infer/shape_touch.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
@@ -161,9 +162,15 @@ class GroupBorder {
 class ConditionalSmc {
  public:
   /// `principals` by group, as the transition selected them: the path it ends with must give the same.
+  /// With `forced` (plan_ancestor_sampling), the retained particle's ancestor is drawn too.
   ConditionalSmc(Trace& t, Scaffold& s, std::vector<std::vector<Node*>> groups, size_t particles,
-                 const BlockSpec& spec, const std::vector<std::vector<Node*>>& principals)
-      : t_(t), s_(s), groups_(std::move(groups)), particles_(particles), spec_(spec), principals_(principals) {}
+                 const BlockSpec& spec, const std::vector<std::vector<Node*>>& principals,
+                 std::optional<ForcedByGroup> forced)
+      : t_(t), s_(s), groups_(std::move(groups)), particles_(particles), spec_(spec), principals_(principals),
+        forced_(std::move(forced)) {}
+
+  /// Whether ancestor sampling gave the retained path another ancestor (its values then hold other earlier groups).
+  bool rebased() const { return rebased_; }
 
   /// Runs the transition; returns the index of the particle whose path the trace holds at the end (0: the
   /// retained one), or nullopt if the current state has a density of NaN (no move). On an error, puts the current
@@ -172,7 +179,7 @@ class ConditionalSmc {
     try {
       return sweep();
     } catch (...) {
-      if (!t_.poisoned() && retained_.size() == groups_.size()) move_to(retained_.back());
+      if (!t_.poisoned() && original_.size() == groups_.size()) put_back();
       throw;
     }
   }
@@ -193,6 +200,12 @@ class ConditionalSmc {
       retained_.push_back(new_step(g == 0 ? kNone : g - 1, g));
       ++steps_[g].refs;  // kept until the end, to put the path back after an error
     }
+    original_ = retained_;
+    if (forced_) {
+      forced_values_.resize(groups);
+      for (size_t g = 0; g < groups; ++g)
+        for (Node* n : (*forced_)[g]) forced_values_[g].push_back(n->value);
+    }
     made_.assign(groups, 0);
     bool infinite = false;
     for (size_t g = groups; g-- > 0;) {
@@ -203,7 +216,7 @@ class ConditionalSmc {
       infinite |= !(steps_[g].weight < kPosInf);
     }
     if (infinite) {  // +inf or NaN: attached again to look
-      move_to(retained_.back());
+      put_back();
       if (std::optional<InfiniteDensity> found = find_infinite_density(t_, s_))
         raise_infinite_density(*found, InfiniteIn::kCurrentState, {});
       return std::nullopt;  // a density of NaN, which decides a rejection
@@ -213,23 +226,46 @@ class ConditionalSmc {
     for (size_t g = 0; g < groups; ++g) {
       const std::vector<size_t> ancestors = draw_ancestors(generation);
       next.assign(particles_ + 1, kNone);
+      if (g == 0) {
+        for (size_t k = 0; k < particles_; ++k) {
+          check_interrupt();
+          next[k + 1] = extend(kNone, 0);
+          ++steps_[next[k + 1]].refs;
+        }
+      } else {
+        // Each particle of the group before extends its children and, with ancestor sampling, weighs the retained
+        // values on its path: one visit. Every other group backwards, so that the trace starts a group on the path
+        // where the one before ended.
+        const bool sample = forced_.has_value();
+        std::vector<double> weigh(sample ? generation.size() : 0, kNegInf);
+        const bool forwards = g % 2 == 0;
+        size_t front = 0, back = particles_;  // the ancestors not yet extended: [front, back)
+        for (size_t j = 0; j < generation.size(); ++j) {
+          const size_t i = forwards ? j : generation.size() - 1 - j;
+          const size_t id = generation[i];
+          size_t from = front, to = front;  // the new particles whose ancestor is i: [from, to)
+          if (forwards) {
+            while (to < back && ancestors[to] == i) ++to;
+            front = to;
+          } else {
+            from = to = back;
+            while (from > front && ancestors[from - 1] == i) --from;
+            back = from;
+          }
+          const bool weighs = sample && steps_[id].weight > kNegInf;
+          if (from == to && !weighs) continue;
+          check_interrupt();
+          move_to(id);
+          if (weighs) weigh[i] = steps_[id].weight + retained_density(g);
+          for (size_t k = from; k < to; ++k) {
+            next[k + 1] = extend(id, g);
+            ++steps_[next[k + 1]].refs;
+          }
+        }
+        if (sample) sample_retained_ancestor(generation, weigh, g);
+      }
       next[0] = retained_[g];
       ++steps_[retained_[g]].refs;
-      // Every other group backwards: the trace then starts a group on the path where the one before ended.
-      for (size_t i = 0; i < particles_; ++i) {
-        // A transition of many particles and blocks can take long: Ctrl-C undoes it rather than wait for its end.
-        if (t_.interrupt_requested()) [[unlikely]]
-          throw Error(ErrorKind::kInference,
-                      fmt::format("{}: the pgibbs transition under way is undone; the transitions made and the draws "
-                                  "collected before it are kept",
-                                  t_.interrupt_what()),
-                      spec_.span);
-        const size_t k = g % 2 == 0 ? i : particles_ - 1 - i;
-        const size_t parent = ancestors[k] == kNone ? kNone : generation[ancestors[k]];
-        move_to(parent);
-        next[k + 1] = extend(parent, g);
-        ++steps_[next[k + 1]].refs;
-      }
       for (size_t id : generation) release(id);
       generation.swap(next);
     }
@@ -305,6 +341,100 @@ class ConditionalSmc {
     }
   }
 
+  /// A transition of many particles and blocks can take long: Ctrl-C undoes it rather than wait for its end.
+  void check_interrupt() const {
+    if (t_.interrupt_requested()) [[unlikely]]
+      throw Error(ErrorKind::kInference,
+                  fmt::format("{}: the pgibbs transition under way is undone; the transitions made and the draws "
+                              "collected before it are kept",
+                              t_.interrupt_what()),
+                  spec_.span);
+  }
+
+  /// Makes the trace hold the current path the transition started from.
+  void put_back() {
+    while (!attached_.empty()) {
+      const size_t id = attached_.back();
+      detach_group(steps_[id].group, *steps_[id].db);
+      attached_.pop_back();
+      release(id);
+    }
+    // Along original_, not the parents: ancestor sampling may have given the original steps other ones.
+    for (size_t id : original_) {
+      ++steps_[id].refs;
+      attached_.push_back(id);
+      regen_group(steps_[id].group, /*restore=*/true, *steps_[id].db);
+    }
+  }
+
+  /// Sets the principals group g's walk regenerates first to the retained values while alive.
+  class Forcing {
+   public:
+    Forcing(ConditionalSmc& smc, size_t g) : s_(smc.s_), nodes_((*smc.forced_)[g]) {
+      for (size_t i = 0; i < nodes_.size(); ++i)
+        s_.kernels[nodes_[i]] = ProposalKernel{ProposalKernel::Kind::kForce, 0, smc.forced_values_[g][i]};
+    }
+    ~Forcing() {
+      for (Node* n : nodes_) s_.kernels.erase(n);
+    }
+    Forcing(const Forcing&) = delete;
+    Forcing& operator=(const Forcing&) = delete;
+
+   private:
+    Scaffold& s_;
+    const std::vector<Node*>& nodes_;
+  };
+
+  /// The log density of the retained values of group g (and of what absorbs them) on the path the trace holds:
+  /// a regen of the group with them forced, detached again. -inf if that state is impossible.
+  double retained_density(size_t g) {
+    Forcing forcing(*this, g);
+    Db unused(t_);
+    double w = kNegInf;
+    try {
+      w = regen_group(g, /*restore=*/false, unused);
+    } catch (...) {
+      if (!impossibility_in_flight()) throw;
+      return kNegInf;
+    }
+    std::optional<InfiniteDensity> found;
+    if (!(w < kPosInf)) {
+      GroupBorder view(s_, groups_[g]);
+      found = find_infinite_density(t_, s_);
+    }
+    Db discard(t_);
+    detach_group(g, discard);
+    if (found) raise_infinite_density(*found, InfiniteIn::kProposal, "pgibbs");
+    return std::isnan(w) ? kNegInf : w;
+  }
+
+  /// Ancestor sampling: the retained values of group g get an ancestor among `generation` drawn in proportion to `w`,
+  /// each one's weight times the density of those values on its path; the retained path is then that ancestor's,
+  /// extended by its own values from group g on (its later groups read nothing earlier than group g - 1).
+  void sample_retained_ancestor(const std::vector<size_t>& generation, const std::vector<double>& w, size_t g) {
+    const std::optional<std::vector<double>> cum = cumulative(w);
+    const size_t pick = cum ? draw_index(*cum, t_.rng()) : 0;
+    if (pick == 0) return;  // its own path
+    const size_t parent = generation[pick];
+    move_to(parent);
+    {
+      Forcing forcing(*this, g);
+      Db unused(t_);
+      regen_group(g, /*restore=*/false, unused);  // weighed just above: possible, and finite
+    }
+    const size_t id = new_step(parent, g);
+    steps_[id].db = std::make_unique<Db>(t_);
+    steps_[id].weight = detach_group(g, *steps_[id].db);  // unforced: the absorbing nodes' weight, as regen's
+    if (g + 1 < groups_.size()) {  // the retained path's next group hangs from its new step
+      const size_t next = retained_[g + 1];
+      release(steps_[next].parent);
+      steps_[next].parent = id;
+      ++steps_[id].refs;
+    }
+    retained_[g] = id;
+    rebased_ = true;
+  }
+
   /// A new particle: the path the trace holds (ending with `parent`) extended by group g drawn from the prior.
   size_t extend(size_t parent, size_t g) {
     Db unused(t_);  // read only by proposal kernels, which particles do not have
@@ -346,7 +476,11 @@ class ConditionalSmc {
   const BlockSpec& spec_;
   const std::vector<std::vector<Node*>>& principals_;
   std::vector<Step> steps_;
-  std::vector<size_t> retained_;  // the current path's steps, by group
+  std::optional<ForcedByGroup> forced_;         // with ancestor sampling
+  std::vector<std::vector<Value>> forced_values_;  // the retained values of forced_, by group
+  bool rebased_ = false;
+  std::vector<size_t> retained_;  // the retained path's steps, by group
+  std::vector<size_t> original_;  // the path the transition started from, by group
   std::vector<size_t> made_;      // the random choices each group's regen registers (on the current path)
   std::vector<size_t> attached_;  // the steps the trace holds, by group from the first
 };
@@ -362,13 +496,24 @@ bool pgibbs_attempt(Trace& trace, const BlockSpec& spec, size_t particles) {
   HoldNodes hold(trace);
   check_fixed_choices(trace, scaffold, spec);
   const bool procedures = resamples_procedures(scaffold);
-  ConditionalSmc smc(trace, scaffold, group_borders(scaffold, principals), particles, spec, principals);
+  std::vector<std::vector<Node*>> borders = group_borders(scaffold, principals);
+  std::optional<ForcedByGroup> forced = plan_ancestor_sampling(scaffold, borders, principals);
+  ConditionalSmc smc(trace, scaffold, std::move(borders), particles, spec, principals, std::move(forced));
   const std::optional<size_t> pick = smc.run();
   touch.keep = !procedures && !resamples_procedures(scaffold);
-  return pick.value_or(0) != 0;
+  return pick.value_or(0) != 0 || smc.rebased();
 }
 
 }  // namespace
+
+bool pgibbs_samples_ancestors(Trace& trace, const BlockSpec& spec) {
+  const std::vector<std::vector<Node*>> principals = principal_groups(trace, spec);
+  if (principals.empty()) return false;
+  std::vector<Node*> all;
+  for (const std::vector<Node*>& g : principals) all.insert(all.end(), g.begin(), g.end());
+  const Scaffold scaffold = build_scaffold(trace, all);
+  return plan_ancestor_sampling(scaffold, group_borders(scaffold, principals), principals).has_value();
+}
 
 bool pgibbs_transition(Trace& trace, const BlockSpec& spec, size_t particles) {
   return until_not_interrupted(trace, [&]() -> std::optional<bool> {

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Dense>
+
+#include "runtime/infer/pgibbs.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/stat_extra.hpp"
 
@@ -90,14 +93,79 @@ TEST_CASE("pgibbs by windows of ordered_range conditions each window on the stat
   check_states(run, kalman(0.8));
 }
 
-TEST_CASE("pgibbs with one particle beside the retained one still leaves the posterior invariant") {
-  // Windows of two states: over the whole line two particles would rarely renew x_0 (the retained path's early
-  // states survive resampling; without ancestor sampling, few particles mix slowly there).
-  ProgramRun run(ssm_program("0.8", "(repeat 4000 (do (pgibbs x (ordered_range 0 1) 1 1) (pgibbs x (ordered_range 2 3) 1 1) "
-                                    "(pgibbs x (ordered_range 4 5) 1 1) (pgibbs x (ordered_range 6 7) 1 1) "
-                                    "(collect x0 x3 x7)))"),
-                 83);
+TEST_CASE("pgibbs with one particle beside the retained one mixes over the whole line by ancestor sampling") {
+  // Without ancestor sampling, two particles over 8 blocks left x_0 at one value for 6 000 transitions: the retained
+  // path's first states survived every resampling. Drawing the retained particle's ancestors renews them.
+  ProgramRun run(ssm_program("0.8", "(repeat 6000 (do (pgibbs x ordered 1 1) (collect x0 x3 x7)))"), 83);
   check_states(run, kalman(0.8));
+  CHECK(effective_sample_size(run.column("x0", kBurnIn)) > 300);
+}
+
+/// The posterior of a linear-Gaussian chain over kY: x_0 ~ N(0, 1); x_t ~ N(a1 x_{t-1} + a2 x_{t-2}, kQ) (the terms
+/// that exist); y_t ~ N(x_t + b x_{t-1}, kR). The Gaussian of the precision its factors add up to.
+struct Gaussian {
+  Eigen::VectorXd mean;
+  Eigen::MatrixXd cov;
+};
+
+Gaussian exact_chain(double a1, double a2, double b) {
+  const Eigen::Index n = static_cast<Eigen::Index>(kY.size());
+  Eigen::MatrixXd precision = Eigen::MatrixXd::Zero(n, n);
+  Eigen::VectorXd shift = Eigen::VectorXd::Zero(n);
+  for (Eigen::Index t = 0; t < n; ++t) {
+    Eigen::VectorXd v = Eigen::VectorXd::Zero(n);
+    v[t] = 1;
+    if (t >= 1) v[t - 1] = -a1;
+    if (t >= 2) v[t - 2] = -a2;
+    precision += v * v.transpose() / (t == 0 ? 1.0 : kQ * kQ);
+    Eigen::VectorXd o = Eigen::VectorXd::Zero(n);
+    o[t] = 1;
+    if (t >= 1) o[t - 1] = b;
+    precision += o * o.transpose() / (kR * kR);
+    shift += o * kY[static_cast<size_t>(t)] / (kR * kR);
+  }
+  Gaussian g;
+  g.cov = precision.inverse();
+  g.mean = g.cov * shift;
+  return g;
+}
+
+/// Runs `model` (a chain in scope x, observed at kY) under (pgibbs x ordered 10 1), checks x_0, x_4 and x_7 against
+/// `exact`, and returns whether the transitions sampled ancestors.
+bool check_chain(const std::string& model, const Gaussian& exact, uint64_t seed) {
+  ProgramRun run(model + "[infer (repeat 4000 (do (pgibbs x ordered 10 1) (collect (x 0) (x 4) (x 7))))]\n", seed);
+  for (Eigen::Index t : {0, 4, 7}) {
+    const double sd = std::sqrt(exact.cov(t, t));
+    const std::vector<double> x = run.column(fmt::format("(x {})", t), kBurnIn);
+    MESSAGE("x" << t << ": exact " << exact.mean[t] << " +- " << sd);
+    check_mean(x, exact.mean[t], sd);
+    check_sd(x, sd);
+  }
+  expect_rejected(evaluate_mean(run.column("(x 0)", kBurnIn), 0.0, std::sqrt(exact.cov(0, 0))));
+  BlockSpec spec;
+  spec.scope = "x";
+  spec.mode = BlockSpec::Mode::kOrdered;
+  spec.kernel = "pgibbs";
+  return pgibbs_samples_ancestors(run.engine().trace(), spec);
+}
+
+TEST_CASE("pgibbs on a chain of order two (no ancestor sampling) matches the exact Gaussian posterior") {
+  // x_{t+1} reads x_{t-1}: the density of a retained future is not one block's weight (ancestor_sampling.hpp), and
+  // the transition resamples without drawing the retained particle's ancestors.
+  std::string p = "[assume x (mem (lambda (t) (scope_include 'x t (if (= t 0) (normal 0 1) (if (= t 1) "
+                  "(normal (* 0.5 (x 0)) 0.5) (normal (+ (* 0.5 (x (- t 1))) (* 0.4 (x (- t 2)))) 0.5))))))]\n";
+  for (size_t t = 0; t < kY.size(); ++t) p += fmt::format("[observe (normal (x {}) 0.7) {}]\n", t, kY[t]);
+  CHECK_FALSE(check_chain(p, exact_chain(0.5, 0.4, 0), 87));
+}
+
+TEST_CASE("pgibbs with ancestor sampling where each observation reads two states matches the exact posterior") {
+  // y_t ~ N(x_t + 0.6 x_{t-1}, 0.7): the weight of a candidate ancestor holds the transition to the retained x_t
+  // and the retained y_t's density, both of which read the ancestor's x_{t-1}.
+  std::string p = "[assume x (mem (lambda (t) (scope_include 'x t (if (= t 0) (normal 0 1) "
+                  "(normal (* 0.8 (x (- t 1))) 0.5)))))]\n[observe (normal (x 0) 0.7) " + fmt::format("{}]\n", kY[0]);
+  for (size_t t = 1; t < kY.size(); ++t)
+    p += fmt::format("[observe (normal (+ (x {}) (* 0.6 (x {}))) 0.7) {}]\n", t, t - 1, kY[t]);
+  CHECK(check_chain(p, exact_chain(0.8, 0, 0.6), 88));
 }
 
 TEST_CASE("gibbs on a discrete coefficient cycled with pgibbs on the states matches the Kalman likelihoods") {

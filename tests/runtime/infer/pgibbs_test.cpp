@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runtime/core/error.hpp"
+#include "runtime/infer/pgibbs.hpp"
 #include "runtime/regen/refresh.hpp"
 #include "tests/support/engine_fixture.hpp"
 
@@ -49,6 +50,32 @@ TEST_CASE("many pgibbs moves with brush leave every deterministic node consisten
   CHECK(whole.transitions == 200);
   CHECK((whole.accepted > 20 && whole.accepted < 200));  // a new particle's path is picked, not every time
   CHECK(e.kernel_reports().back().block == "(ordered_range 1 3)");
+}
+
+TEST_CASE("pgibbs samples ancestors on chains of order one without branches, and only there") {
+  auto samples = [](const std::string& model, const std::string& scope, BlockSpec::Mode mode) {
+    Engine e(1);
+    test::run(e, model);
+    BlockSpec spec;
+    spec.scope = scope;
+    spec.mode = mode;
+    spec.kernel = "pgibbs";
+    return pgibbs_samples_ancestors(e.trace(), spec);
+  };
+  const std::string order_one = R"(
+[assume x (mem (lambda (t) (scope_include 'x t (if (= t 0) (normal 0 1) (normal (x (- t 1)) 0.5)))))]
+[observe (normal (x 0) 1) 0.3]
+[observe (normal (x 1) 1) -0.4]
+[observe (normal (+ (x 1) (x 2)) 1) 0.9]
+)";
+  CHECK(samples(order_one, "x", BlockSpec::Mode::kOrdered));
+  CHECK_FALSE(samples(order_one, "x", BlockSpec::Mode::kAll));  // one group: no ancestor to draw
+  // An observation of x_0 and x_2 together: the density of the retained x_2 depends on x_0 beyond group 1's weight.
+  CHECK_FALSE(samples(order_one + "[observe (normal (+ (x 0) (x 2)) 1) 0.2]", "x", BlockSpec::Mode::kOrdered));
+  // A deterministic value read from x_0 and computed in group 2: the retained path's would go stale.
+  CHECK_FALSE(samples(order_one + "[assume d (+ (x 0) (x 2))]", "x", BlockSpec::Mode::kOrdered));
+  // A branch the states decide (brush, which a forced regeneration would draw anew).
+  CHECK_FALSE(samples(kHmm, "s", BlockSpec::Mode::kOrdered));
 }
 
 TEST_CASE("the same seed makes the same pgibbs moves") {
