@@ -7,9 +7,10 @@
 #   rows; the posterior of w by quadrature on a fine grid.
 # - logistic regression with a bias and one weight, w ~ multivariate_normal: rows of observe_csv (the fused plate
 #   rows, with and without 'proxy 'taylor) and single observations; the posterior by quadrature on a 2-D grid.
-# The kernels are exact: mh (drift and prior proposals, through the partition or not) and subsampled_mh with eps 0 or
+# The kernels are exact: mh (drift and prior proposals, through the partition or not), subsampled_mh with eps 0 or
 # a mini-batch as large as N (on w, and on a second border z0), with 'fallback 'mh where a section cannot be
-# partitioned. Reports the models whose posterior mean or second moment of a latent disagrees beyond 5 standard
+# partitioned, and pgibbs over w and the global latents tagged in order (scope p: w, z0, z1), whose random
+# dependencies make some chains of order one (ancestor sampling) and some not. Reports the models whose posterior mean or second moment of a latent disagrees beyond 5 standard
 # errors (batch means). Finds what the coin fuzzer cannot reach: continuous proposals, section chains and DAGs,
 # plates, latents below the border.
 # SPDX-License-Identifier: Apache-2.0
@@ -25,6 +26,7 @@ from fuzz_common import batch_means_se, read_draws, run_seeds
 TRANSITIONS = int(os.environ.get("VNT_FUZZ_TRANSITIONS", 20000))
 BURN_IN = TRANSITIONS // 10
 Z = 5.0
+KERNEL_HAS = os.environ.get("VNT_FUZZ_KERNEL", "")  # e.g. pgibbs: only the kernels whose text has it, where any has
 
 # Linear models with z0 (scope z): a second border, moved by its own partitioned kernel.
 Z_KERNELS = [
@@ -48,6 +50,13 @@ KERNELS = [
     "(cycle ((mh default one 'drift 0.5 4) (subsampled_mh w all 1000 0.1 1 'fallback 'mh)) 1)",
     "(mixture (1 (mh default one 'drift 0.5 4) 1 (subsampled_mh w all 2 0 'drift {d} 1 'fallback 'mh)) 1)",
     "(cycle ((subsampled_mh w all 5 0 'drift {d} 2 'fallback 'mh) (mh default one 'drift 0.4 3)) 1)",
+]
+
+# pgibbs over w (block 0) and the global latents z_j (block j + 1), tagged (scope_include 'p k ...) when drawn; mh
+# moves the latents below w.
+PGIBBS_KERNELS = [
+    "(cycle ((pgibbs p ordered 3 1) (mh default one 'drift 0.5 4)) 1)",
+    "(cycle ((pgibbs p ordered 1 1) (mh default one 4) (mh w all 'drift {d} 1)) 1)",
 ]
 
 
@@ -243,8 +252,15 @@ def generate(seed):
         m.files[f"rows_{seed}.csv"] = "\n".join(lines) + "\n"
         m.lines.append(f"[assume row (lambda (r) (normal (* {a} (* w (lookup r 0))) 1))]")
         m.lines.append(f'[observe_csv row "rows_{seed}.csv" y]')
-    kernels = KERNELS + Z_KERNELS if "z0" in m.latents else KERNELS
-    return m, rnd.choice(kernels).replace("{d}", str(r2(rnd.uniform(0.1, 0.4))))
+    kernels = (KERNELS + Z_KERNELS if "z0" in m.latents else KERNELS) + PGIBBS_KERNELS
+    kernel = rnd.choice([k for k in kernels if KERNEL_HAS in k] or kernels).replace("{d}", str(r2(rnd.uniform(0.1, 0.4))))
+    if "pgibbs p" in kernel:  # tag w and the z_j in order
+        for i, line in enumerate(m.lines):
+            for name, block in [("w", 0)] + [(z, int(z[1:]) + 1) for z in m.latents if z.startswith("z")]:
+                head = f"[assume {name} "
+                if line.startswith(head):
+                    m.lines[i] = f"{head}(scope_include 'p {block} {line[len(head):-1]})]"
+    return m, kernel
 
 
 def solve(a, b):
