@@ -179,6 +179,11 @@ class ConditionalSmc {
     try {
       return sweep();
     } catch (...) {
+      // The particles' records go first: when memory ran out, putting back the path needs some of it again.
+      for (size_t id : generation_) release(id);
+      for (size_t id : next_) release(id);
+      generation_.clear();
+      next_.clear();
       if (!t_.poisoned() && original_.size() == groups_.size()) put_back();
       throw;
     }
@@ -207,12 +212,14 @@ class ConditionalSmc {
         for (Node* n : (*forced_)[g]) forced_values_[g].push_back(n->value);
     }
     made_.assign(groups, 0);
+    saved_.assign(groups, 0);
     bool infinite = false;
     for (size_t g = groups; g-- > 0;) {
       const size_t before = t_.random_choices().size();
       steps_[g].db = std::make_unique<Db>(t_);
       steps_[g].weight = detach_group(g, *steps_[g].db);
       made_[g] = before - t_.random_choices().size();
+      saved_[g] = steps_[g].db->saved_values();
       infinite |= !(steps_[g].weight < kPosInf);
     }
     if (infinite) {  // +inf or NaN: attached again to look
@@ -222,7 +229,8 @@ class ConditionalSmc {
       return std::nullopt;  // a density of NaN, which decides a rejection
     }
 
-    std::vector<size_t> generation, next;
+    std::vector<size_t>& generation = generation_;
+    std::vector<size_t>& next = next_;
     for (size_t g = 0; g < groups; ++g) {
       const std::vector<size_t> ancestors = draw_ancestors(generation);
       next.assign(particles_ + 1, kNone);
@@ -268,6 +276,7 @@ class ConditionalSmc {
       ++steps_[retained_[g]].refs;
       for (size_t id : generation) release(id);
       generation.swap(next);
+      next.clear();
     }
     std::vector<double> last;
     for (size_t id : generation) last.push_back(steps_[id].weight);
@@ -296,16 +305,32 @@ class ConditionalSmc {
   }
 
   size_t new_step(size_t parent, size_t group) {
-    steps_.push_back(Step{parent, group, nullptr});
+    size_t id = steps_.size();
+    if (free_.empty()) {
+      steps_.push_back(Step{parent, group, nullptr});
+    } else {  // a step no path holds any more: memory grows with the tree of live paths, not with blocks x particles
+      id = free_.back();
+      free_.pop_back();
+      steps_[id] = Step{parent, group, nullptr};
+    }
     if (parent != kNone) ++steps_[parent].refs;
-    return steps_.size() - 1;
+    return id;
   }
 
   void release(size_t id) {
     while (id != kNone && --steps_[id].refs == 0) {
       steps_[id].db.reset();
+      free_.push_back(id);
       id = steps_[id].parent;
     }
+  }
+
+  /// A Db for a detach of group g, its room taken beforehand: running out of memory then fails here, where the
+  /// transition can still put everything back, rather than in the detach.
+  std::unique_ptr<Db> new_db(size_t g) {
+    auto db = std::make_unique<Db>(t_);
+    db->reserve(saved_[g]);
+    return db;
   }
 
   double detach_group(size_t g, Db& db) {
@@ -402,7 +427,7 @@ class ConditionalSmc {
       GroupBorder view(s_, groups_[g]);
       found = find_infinite_density(t_, s_);
     }
-    Db discard(t_);
+    Db discard = Db::discarding(t_);
     detach_group(g, discard);
     if (found) raise_infinite_density(*found, InfiniteIn::kProposal, "pgibbs");
     return std::isnan(w) ? kNegInf : w;
@@ -423,7 +448,7 @@ class ConditionalSmc {
       regen_group(g, /*restore=*/false, unused);  // weighed just above: possible, and finite
     }
     const size_t id = new_step(parent, g);
-    steps_[id].db = std::make_unique<Db>(t_);
+    steps_[id].db = new_db(g);
     steps_[id].weight = detach_group(g, *steps_[id].db);  // unforced: the absorbing nodes' weight, as regen's
     if (g + 1 < groups_.size()) {  // the retained path's next group hangs from its new step
       const size_t next = retained_[g + 1];
@@ -447,7 +472,7 @@ class ConditionalSmc {
       return new_step(parent, g);            // a state of probability zero: weight 0, never extended
     }
     if (spec_.scope == "default" && t_.random_choices().size() != before + made_[g]) {
-      Db discard(t_);
+      Db discard = Db::discarding(t_);
       detach_group(g, discard);
       refuse_new_choices(spec_);
     }
@@ -457,13 +482,13 @@ class ConditionalSmc {
         GroupBorder view(s_, groups_[g]);
         found = find_infinite_density(t_, s_);
       }
-      Db discard(t_);
+      Db discard = Db::discarding(t_);
       detach_group(g, discard);
       if (found) raise_infinite_density(*found, InfiniteIn::kProposal, "pgibbs");
       w = kNegInf;  // NaN: weight zero
     }
     const size_t id = new_step(parent, g);
-    steps_[id].db = std::make_unique<Db>(t_);
+    steps_[id].db = new_db(g);
     steps_[id].weight = w;
     detach_group(g, *steps_[id].db);
     return id;
@@ -476,13 +501,16 @@ class ConditionalSmc {
   const BlockSpec& spec_;
   const std::vector<std::vector<Node*>>& principals_;
   std::vector<Step> steps_;
+  std::vector<size_t> free_;  // steps no longer held, to be used again
   std::optional<ForcedByGroup> forced_;         // with ancestor sampling
   std::vector<std::vector<Value>> forced_values_;  // the retained values of forced_, by group
   bool rebased_ = false;
   std::vector<size_t> retained_;  // the retained path's steps, by group
   std::vector<size_t> original_;  // the path the transition started from, by group
   std::vector<size_t> made_;      // the random choices each group's regen registers (on the current path)
+  std::vector<size_t> saved_;     // the values each group's detach saves (on the current path)
   std::vector<size_t> attached_;  // the steps the trace holds, by group from the first
+  std::vector<size_t> generation_, next_;  // the particles of the last group extended, and of the one under way
 };
 
 bool pgibbs_attempt(Trace& trace, const BlockSpec& spec, size_t particles) {
@@ -497,6 +525,10 @@ bool pgibbs_attempt(Trace& trace, const BlockSpec& spec, size_t particles) {
   check_fixed_choices(trace, scaffold, spec);
   const bool procedures = resamples_procedures(scaffold);
   std::vector<std::vector<Node*>> borders = group_borders(scaffold, principals);
+  if (!borders.empty() && particles + 1 > kMaxParticleGroups / borders.size())
+    refuse(spec, fmt::format("{} particles over {} groups of blocks are more than {} particle-groups, whose records "
+                             "could exhaust memory; use fewer particles, or windows of (ordered_range lo hi)",
+                             particles + 1, borders.size(), kMaxParticleGroups));
   std::optional<ForcedByGroup> forced = plan_ancestor_sampling(scaffold, borders, principals);
   ConditionalSmc smc(trace, scaffold, std::move(borders), particles, spec, principals, std::move(forced));
   const std::optional<size_t> pick = smc.run();

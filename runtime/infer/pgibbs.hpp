@@ -14,6 +14,12 @@ class Trace;
 /// The most particles a transition runs: beyond it, an inference error rather than a run out of memory.
 inline constexpr size_t kMaxParticles = 1'000'000;
 
+/// The most particles times groups a transition runs. Until their paths coalesce each particle keeps a record of
+/// each group it extended (about 1.4 KB for a state of a state-space model, with the transaction's log of its
+/// moves), so this bounds a transition's memory to a few GB: an inference error before any move, rather than an
+/// allocation that fails half way and leaves the session unable to go on.
+inline constexpr size_t kMaxParticleGroups = 2'000'000;
+
 /// One transition (docs/inference.md, "pgibbs"). The scaffold of every choice `spec` selects is split into groups,
 /// one per block in increasing order (`ordered`, `(ordered_range lo hi)`; `all` or a block value: one group), each
 /// holding the border nodes whose values need no later block. The current path is the retained particle; `particles`

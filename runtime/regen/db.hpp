@@ -26,6 +26,10 @@ class Db {
   Db& operator=(const Db&) = delete;
 
   bool discards() const { return discards_; }
+  /// Room for `n` saved values, so that a detach saving that many allocates nothing for them (an allocation that
+  /// fails there, in Trace::must_complete, would leave the trace half detached).
+  void reserve(size_t n) { values_.reserve(n); }
+  size_t saved_values() const { return values_.size(); }
   void put_value(const Node* n, Value v) {
     if (!discards_) values_[const_cast<Node*>(n)] = std::move(v);
   }
