@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # Generates random models that mix shapes of local sections across two parameters (chains, branches on either,
 # procedures chosen by one, latents in branches, mem, named values of one read by a branch on the other), with
-# random interleavings of mh, subsampled_mh (with the fallback), forget, observe and predict; runs each with pprun
-# and reports the ones that fail, crash, or that a sanitizer flags. Build pprun with -DVNT_SANITIZE=address,undefined
-# to find memory errors.
+# random interleavings of mh, subsampled_mh (with the fallback), pgibbs (whose particles read the sections approximate
+# moves left stale), forget, observe and predict; runs each with pprun and reports the ones that fail, crash, or that
+# a sanitizer flags. Build pprun with -DVNT_SANITIZE=address,undefined to find memory errors.
 # SPDX-License-Identifier: Apache-2.0
 """usage: fuzz_mixed_models.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; failing programs are kept in OUTDIR)"""
 import os
@@ -41,6 +41,8 @@ KERNELS = [
     "(mh default all 1)",
     "(subsampled_mh z one {b} 0 'drift {s} 1 'fallback 'mh)",
     "(subsampled_mh default one {b} {e} 1 'fallback 'mh)",
+    "(pgibbs w all {p} 1)",
+    "(pgibbs z 0 {p} 1)",
 ]
 
 
@@ -72,7 +74,7 @@ def program(seed):
         lines.append(f"[observe (normal (+ h k) 1) {round(rnd.gauss(0.5, 1), 3)}]")
     for _ in range(rnd.randint(3, 8)):
         ks = [rnd.choice(KERNELS).format(b=rnd.randint(1, 6), e=rnd.choice([0.05, 0.2, 0.4]),
-                                         s=rnd.choice([0.2, 1, 3])) for _ in range(rnd.randint(2, 4))]
+                                         s=rnd.choice([0.2, 1, 3]), p=rnd.randint(1, 4)) for _ in range(rnd.randint(2, 4))]
         lines.append(f"[infer (repeat {rnd.randint(5, 40)} (do {' '.join(ks)}))]")
         r = rnd.random()
         if r < 0.2 and labels:
