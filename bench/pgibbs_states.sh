@@ -5,7 +5,8 @@
 # microseconds per transition and per particle and state (a transition regenerates each state P + 1 times, counting
 # the retained particle's detach and the final attach, plus the moves between ancestors' paths), and mh's per
 # transition. The model allows ancestor sampling (docs/inference.md, pgibbs); with BRANCH=branch its coefficient is
-# written (if (> x_{t-1} 100) 0.8 0.8): the same model, with a branch the states decide, which rules it out.
+# written (if (> x_{t-1} 100) (same 0.8) 0.8), same a compound procedure returning its argument: the same model, with
+# a branch the states decide that calls a compound procedure, which rules it out.
 # Default seed.
 # Usage: bench/pgibbs_states.sh [pprun=build/release/pprun] [T=50] [P=10] [R=500] [BRANCH=none]
 # SPDX-License-Identifier: Apache-2.0
@@ -24,7 +25,8 @@ python3 - "$t" "$branch" > "$dir/load.vnt" <<'PY'
 import random, sys
 random.seed(1)
 t = int(sys.argv[1])
-a = "(if (> (x (- t 1)) 100) 0.8 0.8)" if sys.argv[2] == "branch" else "0.8"
+a = "(if (> (x (- t 1)) 100) (same 0.8) 0.8)" if sys.argv[2] == "branch" else "0.8"
+print("[assume same (lambda (v) v)]")
 print("[assume x (mem (lambda (t) (scope_include 'x t (if (= t 0) (normal 0 1) (normal (* %s (x (- t 1))) 0.5)))))]" % a)
 h = random.gauss(0, 1)
 for i in range(t):

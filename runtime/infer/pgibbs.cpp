@@ -529,7 +529,7 @@ bool pgibbs_attempt(Trace& trace, const BlockSpec& spec, size_t particles) {
     refuse(spec, fmt::format("{} particles over {} groups of blocks are more than {} particle-groups, whose records "
                              "could exhaust memory; use fewer particles, or windows of (ordered_range lo hi)",
                              particles + 1, borders.size(), kMaxParticleGroups));
-  std::optional<ForcedByGroup> forced = plan_ancestor_sampling(scaffold, borders, principals);
+  std::optional<ForcedByGroup> forced = plan_ancestor_sampling(trace, scaffold, borders, principals);
   ConditionalSmc smc(trace, scaffold, std::move(borders), particles, spec, principals, std::move(forced));
   const std::optional<size_t> pick = smc.run();
   touch.keep = !procedures && !resamples_procedures(scaffold);
@@ -544,7 +544,7 @@ bool pgibbs_samples_ancestors(Trace& trace, const BlockSpec& spec) {
   std::vector<Node*> all;
   for (const std::vector<Node*>& g : principals) all.insert(all.end(), g.begin(), g.end());
   const Scaffold scaffold = build_scaffold(trace, all);
-  return plan_ancestor_sampling(scaffold, group_borders(scaffold, principals), principals).has_value();
+  return plan_ancestor_sampling(trace, scaffold, group_borders(scaffold, principals), principals).has_value();
 }
 
 bool pgibbs_transition(Trace& trace, const BlockSpec& spec, size_t particles) {

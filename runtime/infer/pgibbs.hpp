@@ -26,8 +26,8 @@ inline constexpr size_t kMaxParticleGroups = 2'000'000;
 /// new ones extend group by group from the prior, weighed by what absorbs each group (the observations), their
 /// ancestors drawn in proportion to the weights of the group before; the retained one keeps its own path. The path
 /// of one of the particles + 1, drawn in proportion to the last weights, becomes the trace's. Returns whether that
-/// was a new one. When the model is a Markov chain of order one over the blocks and has no branch the choices
-/// decide, the retained particle's ancestor is drawn too (ancestor sampling), which keeps the first blocks from
+/// was a new one. When the model is a Markov chain of order one over the blocks and a regeneration makes nothing
+/// random but the choices (branches they decide are pure), the retained particle's ancestor is drawn too (ancestor sampling), which keeps the first blocks from
 /// sticking to their values (path degeneracy); the return value then also says whether that gave the retained path
 /// other earlier values. Throws kInference, leaving the trace as it was, for a choice of the scope that exists only for
 /// some values of the others (or holds random choices in a branch they decide), a choice's scope or block computed
