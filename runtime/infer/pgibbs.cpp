@@ -94,6 +94,12 @@ bool same_groups(std::vector<std::vector<Node*>> a, std::vector<std::vector<Node
 /// The border of the scaffold split by group: a border node goes with the last group whose principals it reads
 /// through resampling nodes, so that its regen needs that group and no later one. Groups left empty are dropped.
 std::vector<std::vector<Node*>> group_borders(const Scaffold& s, const std::vector<std::vector<Node*>>& principals) {
+  // An observation whose choice a regen makes again (in a branch the choices decide: observed brush) is constrained
+  // by the walk that applies it, which may be an earlier group's: a brush lookup pulls what it reads into the walk
+  // that makes the brush. Its density would then weigh one group for the new particles and another for the retained
+  // one. One group keeps every walk whole.
+  for (Node* b : s.border)
+    if (b->observation_root && !s.is_absorbing(b)) return {s.border};
   FlatPtrMap<Node, size_t> group;  // principals first; then every resampling or border node, once its parents are
   FlatPtrMap<Node, size_t> own;
   for (size_t g = 0; g < principals.size(); ++g)
