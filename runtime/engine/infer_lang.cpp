@@ -529,36 +529,30 @@ uint64_t transitions_of(const Engine& engine, const InferOp& op) {
   return n;
 }
 
+/// The op.count transitions of a kernel whose report counts nothing but moves: each one a transaction.
+template <class Transition>
+void run_transitions(Engine& engine, const InferOp& op, Transition&& transition) {
+  for (size_t i = 0; i < op.count; ++i) {
+    check_interrupt(engine, op);
+    TraceTransaction scope(engine.trace(), /*moves_shape=*/false);
+    const bool moved = in_transition(engine, op, transition);
+    count_transition(engine, op, moved);
+  }
+}
+
 void run(Engine& engine, const InferOp& op) {
   check_interrupt(engine, op);  // also between the steps of loops that make no transition, (repeat 1e12 (do))
   switch (op.kind) {
     // Each transition is a transaction: one that fails leaves the trace as it was before it, its random stream
     // and the order of its choices too (docs/language.md); the kernel itself restores nodes and values.
     case InferOp::Kind::kMh:
-      for (size_t i = 0; i < op.count; ++i) {
-        check_interrupt(engine, op);
-        TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
-        bool accepted = in_transition(engine, op, [&] { return mh_transition(engine.trace(), op.block, op.mh); });
-        count_transition(engine, op, accepted);
-      }
+      run_transitions(engine, op, [&] { return mh_transition(engine.trace(), op.block, op.mh); });
       return;
     case InferOp::Kind::kGibbs:
-      for (size_t i = 0; i < op.count; ++i) {
-        check_interrupt(engine, op);
-        TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
-        bool moved = in_transition(engine, op, [&] { return gibbs_transition(engine.trace(), op.block); });
-        count_transition(engine, op, moved);
-      }
+      run_transitions(engine, op, [&] { return gibbs_transition(engine.trace(), op.block); });
       return;
     case InferOp::Kind::kPgibbs:
-      for (size_t i = 0; i < op.count; ++i) {
-        check_interrupt(engine, op);
-        TraceTransaction transition(engine.trace(), /*moves_shape=*/false);
-        bool moved = in_transition(engine, op, [&] {
-          return pgibbs_transition(engine.trace(), op.block, op.particles);
-        });
-        count_transition(engine, op, moved);
-      }
+      run_transitions(engine, op, [&] { return pgibbs_transition(engine.trace(), op.block, op.particles); });
       return;
     case InferOp::Kind::kSubsampled:
       if (!op.sub_state->shares_chains()) op.sub_state->share_chains(kernel_chains(engine.trace(), op.block.scope));
