@@ -384,12 +384,7 @@ class ConditionalSmc {
 
   /// Makes the trace hold the current path the transition started from.
   void put_back() {
-    while (!attached_.empty()) {
-      const size_t id = attached_.back();
-      detach_group(steps_[id].group, *steps_[id].db);
-      attached_.pop_back();
-      release(id);
-    }
+    move_to(kNone);
     // Along original_, not the parents: ancestor sampling may have given the original steps other ones.
     for (size_t id : original_) {
       ++steps_[id].refs;
@@ -519,13 +514,18 @@ class ConditionalSmc {
   std::vector<size_t> generation_, next_;  // the particles of the last group extended, and of the one under way
 };
 
+/// The scaffold of every principal of every group.
+Scaffold scaffold_of(Trace& trace, const std::vector<std::vector<Node*>>& principals) {
+  std::vector<Node*> all;
+  for (const std::vector<Node*>& g : principals) all.insert(all.end(), g.begin(), g.end());
+  return build_scaffold(trace, all);
+}
+
 bool pgibbs_attempt(Trace& trace, const BlockSpec& spec, size_t particles) {
   ShapeTouch touch{trace};  // kept unless a procedure moved (below)
   const std::vector<std::vector<Node*>> principals = principal_groups(trace, spec);
   if (principals.empty()) return false;
-  std::vector<Node*> all;
-  for (const std::vector<Node*>& g : principals) all.insert(all.end(), g.begin(), g.end());
-  Scaffold scaffold = build_scaffold(trace, all);
+  Scaffold scaffold = scaffold_of(trace, principals);
   if (!ensure_scaffold_fresh(trace, scaffold)) throw ShapeMoved{};
   HoldNodes hold(trace);
   check_fixed_choices(trace, scaffold, spec);
@@ -547,9 +547,7 @@ bool pgibbs_attempt(Trace& trace, const BlockSpec& spec, size_t particles) {
 bool pgibbs_samples_ancestors(Trace& trace, const BlockSpec& spec) {
   const std::vector<std::vector<Node*>> principals = principal_groups(trace, spec);
   if (principals.empty()) return false;
-  std::vector<Node*> all;
-  for (const std::vector<Node*>& g : principals) all.insert(all.end(), g.begin(), g.end());
-  const Scaffold scaffold = build_scaffold(trace, all);
+  const Scaffold scaffold = scaffold_of(trace, principals);
   return plan_ancestor_sampling(trace, scaffold, group_borders(scaffold, principals), principals).has_value();
 }
 
