@@ -78,6 +78,12 @@ check_column phi 0.9319 0.0411  # Kalman smoother on a grid of phi
 check_column h1 0.1147 0.1888
 check_column h60 0.3532 0.2333
 
+run "$EX/stochastic_volatility.vnt" --seed "$SEED"
+expect_rc 0 "stochastic_volatility.vnt"
+check_column phi 0.8272 0.1376  # a grid filter on a grid of (phi, sig): tests/stat/stochastic_volatility_test.cpp
+check_column sig 0.1083 0.0270
+check_column h_50 0.0020 0.2396
+
 # MNIST: the data files load and the kernel runs (its posterior has no reference; bench_mnist_risk scores it).
 run "$EX/bayes_lr/mnist.vnt" --seed "$SEED" --param T=20 --param eps=0.01
 expect_rc 0 "bayes_lr/mnist.vnt"
