@@ -163,6 +163,18 @@ std::optional<ForcedByGroup> plan_ancestor_sampling(Trace& trace, const Scaffold
         forced_is_exact = false;
   });
   if (!forced_is_exact) return std::nullopt;
+  // Applications of a made SP with state (a collapsed coin's counts, a CRP's tables) are coupled through it: each
+  // one's density reads every other one present, so a later group's record would not survive a change of ancestor.
+  bool coupled = false;
+  auto stateful = [&](Node* n) {
+    if (n->kind != NodeKind::kOutput) return;
+    const SpProcedure* p = primitive_at(as_output(n));
+    if (p != nullptr && p->aux() != nullptr) coupled = true;
+  };
+  s.drg.for_each([&](Node* n, int) { stateful(n); });
+  for (const std::vector<Node*>& group : borders)
+    for (Node* b : group) stateful(b);
+  if (coupled) return std::nullopt;
 
   const FlatPtrMap<Node, size_t> walk = first_walks(s, borders, branch_reads);
   // reads[n]: the earliest walk whose principals' values n's value is computed from (a principal: its own walk).
