@@ -48,11 +48,14 @@ std::vector<std::vector<Value>> supports(const std::vector<Node*>& principals, c
     std::optional<std::vector<Value>> values;
     if (p != nullptr) {
       ArgBuffer buf(o);
-      values = p->sp().enumerate(buf.args(p->aux()));
+      const Args args = buf.args(p->aux());
+      values = principals.size() == 1 ? p->sp().enumerate_move(o->value, args) : p->sp().enumerate(args);
+      if (!values && principals.size() > 1 && p->sp().enumerate_move(o->value, args))
+        refuse(spec, n, "whose values can be listed only for a move of it alone (use block one)");
     }
     if (!values || values->empty())
-      refuse(spec, n, "whose values cannot be enumerated (gibbs takes flip, bernoulli, categorical and "
-                      "make_beta_bernoulli coins)");
+      refuse(spec, n, "whose values cannot be enumerated (gibbs takes flip, bernoulli, categorical, "
+                      "make_beta_bernoulli coins and make_crp tables)");
     for (const Node* operand : o->operands)
       if (scaffold.is_resampling(operand))
         refuse(spec, n, "whose values depend on another choice of the block (use block one)");

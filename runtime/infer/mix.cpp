@@ -17,12 +17,13 @@
 namespace vnt {
 namespace {
 
-/// Whether the SP of `out` lists its values at its current arguments. Arguments it refuses (a categorical's
-/// weights that do not sum to 1) are the transition's error to report, where it meets them.
+/// Whether the SP of `out` lists its values at its current arguments (for a move of `out` alone: a CRP's tables
+/// cannot be listed for several customers at once, which gibbs says when it meets such a block). Arguments it
+/// refuses (a categorical's weights that do not sum to 1) are the transition's error to report, where it meets them.
 bool enumerable(const SpProcedure& p, const OutputNode* out) {
   ArgBuffer buf(out);
   try {
-    return p.sp().enumerate(buf.args(p.aux())).has_value();
+    return p.sp().enumerate_move(out->value, buf.args(p.aux())).has_value();
   } catch (const Error&) {
     return true;
   }
@@ -191,7 +192,7 @@ void validate_block(Trace& trace, const BlockSpec& spec, ChoiceValues needs, boo
     if (needs == ChoiceValues::kEnumerable && (p == nullptr || !enumerable(*p, as_output(n))))
       throw Error(ErrorKind::kInference,
                   fmt::format("{}: scope '{}' includes {} at {}, whose values cannot be enumerated ({} takes flip, "
-                              "bernoulli, categorical and make_beta_bernoulli coins)",
+                              "bernoulli, categorical, make_beta_bernoulli coins and make_crp tables)",
                               spec.kernel, spec.scope, name, span_location(where), spec.kernel),
                   spec.span);
   }

@@ -52,6 +52,11 @@ class Sp {
   virtual bool real_valued() const { return false; }
   /// The finite support given these arguments, for enumerative Gibbs; nullopt if not enumerable.
   virtual std::optional<std::vector<Value>> enumerate(const Args& /*args*/) const { return std::nullopt; }
+  /// The values enumerative Gibbs weighs when it moves this application alone, its output `current` still counted in
+  /// args.aux(). By default enumerate(args); a CRP lists one new table, the customer's own when it sits alone.
+  virtual std::optional<std::vector<Value>> enumerate_move(const Value& /*current*/, const Args& args) const {
+    return enumerate(args);
+  }
   /// For a deterministic SP whose output is a probability logistic(z): z itself, from the same arguments, so a
   /// consumer can score an outcome the rounded probability calls impossible (Args::log_odds).
   virtual std::optional<double> log_odds(const Args& /*args*/) const { return std::nullopt; }

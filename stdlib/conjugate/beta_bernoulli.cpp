@@ -4,10 +4,9 @@
 #include <string>
 
 #include "runtime/core/error.hpp"
-#include "runtime/sp/param_spec.hpp"
 #include "runtime/sp/registry.hpp"
 #include "runtime/sp/sp.hpp"
-#include "runtime/value/coerce.hpp"
+#include "stdlib/support/made_sp.hpp"
 
 namespace vnt::stdlib {
 namespace {
@@ -85,12 +84,7 @@ class Coin final : public Sp {
   }
 
  private:
-  static CoinAux& counts(const Args& args) {
-    check_arity(kCoinName, args, 0);
-    auto* aux = dynamic_cast<CoinAux*>(args.aux());
-    VNT_ASSERT(aux, "{} applied without its counts", kCoinName);
-    return *aux;
-  }
+  static CoinAux& counts(const Args& args) { return made_state<CoinAux>(args, kCoinName, "counts"); }
   // 1 for heads (true or 1), 0 for tails (false or 0), -1 for anything else.
   static int outcome(const Value& x) {
     if (const bool* b = std::get_if<bool>(&x)) return *b ? 1 : 0;
@@ -108,18 +102,9 @@ class MakeBetaBernoulli final : public Sp {
 
   Value simulate(const Args& args, Rng& /*rng*/) const override {
     check_arity(kMakerName, args, 2);
-    double alpha = param(args, 0, "alpha");
-    double beta = param(args, 1, "beta");
+    double alpha = positive_param(args, 0, kMakerName, "alpha");
+    double beta = positive_param(args, 1, kMakerName, "beta");
     return make_procedure(std::make_shared<Coin>(alpha, beta), std::make_unique<CoinAux>());
-  }
-
- private:
-  static double param(const Args& args, size_t i, std::string_view name) {
-    double v = as_double(args[i], ArgRef{kMakerName, i + 1, name});
-    if (!in_domain(Domain::kPositive, v))
-      raise(ErrorKind::kDomain, "{}: argument {} ({}) is {}, but {}", kMakerName, i + 1, name, to_string(Value(v)),
-            domain_requirement(Domain::kPositive, v));
-    return v;
   }
 };
 

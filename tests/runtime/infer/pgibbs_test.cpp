@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "runtime/core/error.hpp"
@@ -92,6 +94,19 @@ TEST_CASE("pgibbs samples ancestors on chains of order one without branches, and
   CHECK_FALSE(samples(chain(p + " (q (if (> t 1) (x (- t 2)) 0))", "(if (> p 0) q 0)"), "x", BlockSpec::Mode::kOrdered));
   // q read by nothing: it is regenerated with the state it reads, two groups before, and changes nothing after.
   CHECK(samples(chain(p + " (q (if (> t 1) (x (- t 2)) 0))", "(if (> p 0) p 0)"), "x", BlockSpec::Mode::kOrdered));
+  // Draws of a collapsed coin or a CRP: each one's density reads the counts of all the others (tests/stat/pgibbs_test
+  // has the coin's posterior, 6 standard errors off when ancestors were drawn here).
+  auto draws = [](const std::string& draw, const std::string& holds) {
+    std::string text = "[assume x (mem (lambda (t) (scope_include 'x t " + draw + ")))]\n";
+    for (int t = 0; t < 3; ++t)  // holds: what state t being 0 or true reads, with {} for t
+      text += "[observe (normal (if " + fmt::format(fmt::runtime(holds), t) + " 1 -1) 1) 0.3]\n";
+    return text;
+  };
+  CHECK(samples(draws("(flip 0.5)", "(x {})"), "x", BlockSpec::Mode::kOrdered));
+  CHECK_FALSE(samples("[assume coin (make_beta_bernoulli 1 1)]\n" + draws("(coin)", "(x {})"), "x",
+                      BlockSpec::Mode::kOrdered));
+  CHECK(samples(draws("(categorical (vector 0.5 0.5))", "(= (x {}) 0)"), "x", BlockSpec::Mode::kOrdered));
+  CHECK_FALSE(samples("[assume crp (make_crp 1)]\n" + draws("(crp)", "(= (x {}) 0)"), "x", BlockSpec::Mode::kOrdered));
 }
 
 TEST_CASE("the same seed makes the same pgibbs moves") {

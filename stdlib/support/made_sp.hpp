@@ -1,0 +1,34 @@
+// Shared by the makers of procedures with state (make_beta_bernoulli, make_crp): a maker's positive parameter, and
+// the state an application of the made procedure reads.
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string_view>
+
+#include "runtime/core/error.hpp"
+#include "runtime/sp/param_spec.hpp"
+#include "runtime/sp/sp.hpp"
+#include "runtime/value/coerce.hpp"
+
+namespace vnt::stdlib {
+
+/// Argument i of `maker` (called `name`) as a number, which must be positive and finite: kType, kDomain otherwise.
+inline double positive_param(const Args& args, size_t i, std::string_view maker, std::string_view name) {
+  const double v = as_double(args[i], ArgRef{maker, i + 1, name});
+  if (!in_domain(Domain::kPositive, v))
+    raise(ErrorKind::kDomain, "{}: argument {} ({}) is {}, but {}", maker, i + 1, name, to_string(Value(v)),
+          domain_requirement(Domain::kPositive, v));
+  return v;
+}
+
+/// The state (`what`, for the message of a caller's bug) of an application of the made procedure `sp`, which takes
+/// no operands (kArity otherwise).
+template <class Aux>
+Aux& made_state(const Args& args, std::string_view sp, std::string_view what) {
+  check_arity(sp, args, 0);
+  auto* aux = dynamic_cast<Aux*>(args.aux());
+  VNT_ASSERT(aux, "{} applied without its {}", sp, what);
+  return *aux;
+}
+
+}  // namespace vnt::stdlib
