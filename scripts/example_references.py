@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The reference posteriors that examples/regression.vnt, examples/mixture.vnt, examples/hmm.vnt and
-examples/state_space.vnt state in their comments, and tests/cli/examples.sh checks their summaries against:
-posterior means and sds by numerical integration (midpoint rule on a grid wide enough that widening it changes no
-printed digit), for the hidden Markov model by the forward-backward recursions, and for the state-space model by
-the Kalman smoother on a grid of its coefficient. Plain Python, no numpy: about 15 s.
+"""The reference posteriors that examples/regression.vnt, examples/mixture.vnt, examples/hmm.vnt,
+examples/state_space.vnt and examples/dpm.vnt state in their comments, and tests/cli/examples.sh checks their
+summaries against: posterior means and sds by numerical integration (midpoint rule on a grid wide enough that
+widening it changes no printed digit), for the hidden Markov model by the forward-backward recursions, for the
+state-space model by the Kalman smoother on a grid of its coefficient, and for the Dirichlet process mixture by
+summing over every partition of its points. Plain Python, no numpy: about 15 s.
 
     python3 scripts/example_references.py
 """
@@ -20,6 +21,9 @@ REGRESSION = [((-0.3, 0.5), 0), ((1.1, 0.5), 1), ((1.1, 0.4), 1), ((-0.3, 0.2), 
 # examples/mixture.vnt: p ~ beta(1, 1), mu_k ~ N(0, 3), z_i ~ bernoulli(p), y_i ~ N(mu_{z_i}, 1).
 MIXTURE = [3.2, -2.4, 2.5, 3.6, -2.8, -1.2, 2.2, -1.5, -3.4, 4.4, 2.7, 2.5]
 
+
+# examples/dpm.vnt: z ~ CRP(1), mu_k ~ N(0, 3), y_i ~ N(mu_{z_i}, 1).
+DPM = [-2.3, -1.9, -2.8, 0.6, 2.4, 2.9, 1.8, 3.3]
 
 # examples/hmm.vnt: s_0 ~ flip(0.5), s_t ~ flip(0.9 if s_{t-1} else 0.2), y_t ~ N(1 if s_t else -1, 1.2).
 HMM = [0.8, 0.6, 1.1, -0.6, 0.9, 1.3, 1.9, 0.0, 0.5, -1.4, -1.6, -3.6, -2.7, 0.3, -3.6, 2.0, 1.4, 0.6, 1.6, 1.6]
@@ -147,8 +151,40 @@ def state_space():
         mo.show("state_space.vnt")
 
 
+def dpm():
+    """Every partition of the points (4140), weighed by the CRP's Ewens prior and each cluster's marginal likelihood
+    (mu integrated out); the mean of point 0's component given its cluster, N(v s / (1 + v n), v / (1 + v n))."""
+    alpha, v = 1.0, 9.0
+
+    def partitions(n):
+        if n == 0:
+            yield []
+            return
+        for p in partitions(n - 1):
+            for k in range(len(p)):
+                yield p[:k] + [p[k] + [n - 1]] + p[k + 1:]
+            yield p + [[n - 1]]
+
+    def log_marginal(c):
+        n, s, q = len(c), sum(DPM[i] for i in c), sum(DPM[i] ** 2 for i in c)
+        return -0.5 * n * math.log(2 * math.pi) - 0.5 * math.log1p(v * n) - 0.5 * (q - v * s * s / (1 + v * n))
+
+    m = Moments()
+    for p in partitions(len(DPM)):
+        w = math.exp(len(p) * math.log(alpha) + sum(math.lgamma(len(c)) + log_marginal(c) for c in p))
+        c0 = next(c for c in p if 0 in c)
+        mean, var = v * sum(DPM[i] for i in c0) / (1 + v * len(c0)), v / (1 + v * len(c0))
+        z = {i: k for k, c in enumerate(p) for i in c}
+        m.add(w, K=len(p), same01=float(z[0] == z[1]), same03=float(z[0] == z[3]), same34=float(z[3] == z[4]))
+        s = m.sums.setdefault("mu_z0", [0.0, 0.0])  # E[mu] and E[mu^2] = var + mean^2, mixed over partitions
+        s[0] += w * mean
+        s[1] += w * (var + mean * mean)
+    m.show("dpm.vnt")
+
+
 if __name__ == "__main__":
     regression()
     mixture()
     hmm()
     state_space()
+    dpm()
