@@ -194,8 +194,12 @@ class Gen:
         if not chosen:
             self.real_scopes.append("default")
         self.border(d)
-        if self.p(0.6):  # a mixture through mem
-            d.append("[assume z (mem (lambda (i) (scope_include 'z i (bernoulli 0.5))))]")
+        if self.p(0.6):  # a mixture through mem, of two components or a Dirichlet process's (labels 0, 1, ...)
+            if self.p(0.3):
+                d.append("[assume crp (make_crp 1)]")
+                self.names.append("crp")
+            draw = "(crp)" if "crp" in self.names else "(bernoulli 0.5)"
+            d.append(f"[assume z (mem (lambda (i) (scope_include 'z i {draw})))]")
             d.append("[assume mu (mem (lambda (j) (scope_include 'mu j (normal 0 3))))]")
             self.names += ["z", "mu"]
             zs = [str(i) for i in range(r.randint(1, 4))]

@@ -21,7 +21,8 @@ EXPRS = [
     "(mem (lambda (k) (flip 0.5)))", "(lambda (x) (normal (* {V} x) 1))",
     "(lambda (x) (if (flip) (normal {V} 1) (gamma 1 1)))", "(if (flip) {V} (normal 0 1))", "(+ {V} {V})",
     "(make_beta_bernoulli 1 1)", "(multivariate_normal (zeros 2) (id_matrix 2))", "(lookup (vector {V} 1) 0)",
-    "(mem (lambda (k) (make_beta_bernoulli 1 1)))", "(let ((q {V})) (normal q 1))",
+    "(mem (lambda (k) (make_beta_bernoulli 1 1)))", "(let ((q {V})) (normal q 1))", "(make_crp {V})",
+    "(let ((r (make_crp 1))) (mem (lambda (k) (scope_include 'z k (r)))))",
     "(scope_include 'w 0 (multivariate_normal (zeros 2) (id_matrix 2)))", "(exp {V})", "(sqrt {V})",
     "(list {V} {V})",
 ]
@@ -30,6 +31,7 @@ KERNELS = [
     "(mh t one 2)", "(subsampled_mh w all 2 0.1 3)", "(subsampled_mh w all 2 0.1 'drift 0.2 3 'fallback 'mh)",
     "(subsampled_mh z one 1 0 3 'fallback 'mh)", "(subsampled_mh s one 2 0.2 3 'fallback 'mh)",
     "(mixture (1 (mh default one 1) 1 (mh s all 1)) 3)", "(repeat 3 (do (mh default one 1) (collect {N})))",
+    "(gibbs z one 3)", "(gibbs z all 1)", "(pgibbs z ordered 2 1)",
 ]
 OBSERVED = ["1", "0", "true", "0.5", "-1", "(vector 1 2)", "2"]
 BAD = re.compile(r"internal error|AddressSanitizer|LeakSanitizer|runtime error:")

@@ -31,10 +31,10 @@ class CrpAux final : public SpAux {
     return o && o->tables == tables && o->customers == customers;
   }
   std::string to_string() const override {
-    std::string s = "tables {";
+    std::string s;
     for (const auto& [label, n] : tables)
-      s += fmt::format("{}{}: {}", s.size() > 8 ? ", " : "", vnt::to_string(Value(label)), vnt::to_string(Value(n)));
-    return s + "}";
+      s += fmt::format("{}{}: {}", s.empty() ? "" : ", ", vnt::to_string(Value(label)), vnt::to_string(Value(n)));
+    return "tables {" + s + "}";
   }
   /// The smallest label no table has: where a new table goes. Labels depend only on the occupied tables, never on
   /// the order of past moves, so a state reached twice labels its next table alike.
