@@ -6,6 +6,8 @@
 # (mh, subsampled_mh at eps 0, gibbs, pgibbs) and reports the models whose draws disagree with the exact posterior beyond 5
 # standard errors (batch means).
 # Finds what the crash fuzzers cannot: a wrong acceptance ratio (brush, index corrections, local sections).
+# With VNT_FUZZ_SHAPE=chain the models are chains instead (each coin reads the one or two before it, observations
+# read one or two neighbours), the shape pgibbs is made for and seldom refuses, under kernels of their own.
 # SPDX-License-Identifier: Apache-2.0
 """usage: fuzz_posteriors.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; disagreeing models are kept in OUTDIR)
        fuzz_posteriors.py --reduce PPRUN MODEL             (prints a smaller model that still disagrees)"""
@@ -24,6 +26,7 @@ TRANSITIONS = int(os.environ.get("VNT_FUZZ_TRANSITIONS", 30000))  # more to see 
 BURN_IN = TRANSITIONS // 10
 Z = 5.0
 KERNEL_HAS = os.environ.get("VNT_FUZZ_KERNEL", "")  # e.g. gibbs: only the kernels whose text has it
+CHAINS = os.environ.get("VNT_FUZZ_SHAPE", "") == "chain"
 
 KERNELS = [
     "(mh default one 1)",
@@ -36,6 +39,16 @@ KERNELS = [
     # pgibbs over the assumed coins tagged (scope_include 'c i ...), in order; mh moves the choices outside them.
     "(cycle ((pgibbs c ordered 3 1) (mh default one 1)) 1)",
     "(mixture (1 (pgibbs default all 4 1) 1 (mh default one 1)) 1)",
+]
+# For chains: pgibbs over the whole line, by windows, with one particle (ancestor sampling does the work when the
+# chain has order one), and the others for comparison.
+CHAIN_KERNELS = [
+    "(pgibbs c ordered 3 1)",
+    "(pgibbs c ordered 1 1)",
+    "(cycle ((pgibbs c (ordered_range 0 2) 2 1) (pgibbs c (ordered_range 2 9) 2 1)) 1)",
+    "(cycle ((pgibbs c ordered 2 1) (mh default one 1)) 1)",
+    "(gibbs default one 1)",
+    "(mh default one 1)",
 ]
 # What pgibbs refuses (a model whose coins decide which random choices exist): skipped, not a failure.
 PGIBBS_REFUSALS = ("the particles must be states of the same choices", "exists only for some values of other choices",
@@ -172,8 +185,50 @@ class Model:
         return "\n".join(lines) + "\n"
 
 
+def generate_chain(rnd):
+    """c_0 ~ flip, c_i ~ flip(p(c_{i-1})) mostly; some read c_{i-2} (order two) or hold their choice in a branch;
+    observations of one state or two neighbours, through normals and flips, after the state they read."""
+    m = Model()
+
+    def prob():
+        return ("const", round(rnd.choice([0.15, 0.3, 0.5, 0.7, 0.85]) + rnd.uniform(-0.05, 0.05), 3))
+
+    def number():
+        return ("const", round(rnd.uniform(-1.5, 1.5), 2))
+
+    def c(i):
+        return ("var", f"c{i}")
+
+    for i in range(rnd.randint(3, 7)):
+        r = rnd.random()
+        if i == 0:
+            e = ("flip", prob())
+        elif r < 0.55:
+            e = ("flip", ("if", c(i - 1), prob(), prob()))
+        elif r < 0.65:
+            e = ("flip", ("if", ("not", c(i - 1)), prob(), prob()))
+        elif r < 0.8 and i >= 2:  # order two
+            e = ("flip", ("if", c(i - 1), ("if", c(i - 2), prob(), prob()), prob()))
+        elif r < 0.9:  # the choice in a branch: another choice for each value of c_{i-1}
+            e = ("if", c(i - 1), ("flip", prob()), ("flip", prob()))
+        else:
+            e = ("flip", prob())
+        m.directives.append(("assume", f"c{i}", e))
+        m.queries.append(f"c{i}")
+        if rnd.random() < 0.8:
+            test = c(i) if i == 0 or rnd.random() < 0.7 else ("if", c(i), c(i - 1), ("not", c(i - 1)))
+            if rnd.random() < 0.7:
+                o = ("normal", ("if", test, number(), number()), ("const", rnd.choice([0.7, 1, 1.5])))
+                m.directives.append(("observe", o, round(rnd.uniform(-1.5, 1.5), 2)))
+            else:
+                m.directives.append(("observe", ("flip", ("if", test, prob(), prob())), rnd.random() < 0.6))
+    return m, rnd.choice([k for k in CHAIN_KERNELS if KERNEL_HAS in k])
+
+
 def generate(seed):
     rnd = random.Random(seed)
+    if CHAINS:
+        return generate_chain(rnd)
     m = Model()
     coins = []  # names of boolean assumes defined so far
 
