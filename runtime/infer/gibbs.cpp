@@ -117,6 +117,13 @@ std::optional<double> weigh(Trace& trace, Scaffold& scaffold, Db& rho_db) {
   return std::isnan(w) ? std::nullopt : std::optional<double>(w);
 }
 
+/// Detaches a candidate's state and attaches the current one again from `rho_db` (both steps must complete).
+void put_current_back(Trace& trace, Scaffold& scaffold, Db& rho_db) {
+  Db discard(trace);
+  detach_and_extract(trace, scaffold, discard);
+  regen_and_attach(trace, scaffold, true, rho_db);
+}
+
 bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec) {
   ShapeTouch touch{trace};  // kept unless a procedure moved (below)
   std::unordered_map<Node*, ProposalKernel> kernels;
@@ -156,22 +163,31 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
     for (size_t i = 0; i < choice.principals.size(); ++i) scaffold.kernels[choice.principals[i]].forced = all[c][i];
     const std::optional<double> w = weigh(trace, scaffold, rho_db);
     if (!w) continue;
-    // The same block must hold the same choices in every state it moves between, or the move from the new state
-    // back would score other values: a value that adds a choice to the block (in a branch it takes) is refused.
-    if (!same_members(block_members(trace, spec, choice), choice.principals)) {
-      Db discard(trace);
-      detach_and_extract(trace, scaffold, discard);
-      regen_and_attach(trace, scaffold, true, rho_db);
+    // Until it is detached again the candidate's state is attached: an error on the way (out of memory) puts the
+    // current state back before it propagates.
+    bool block_changes = false;
+    try {
+      // The same block must hold the same choices in every state it moves between, or the move from the new state
+      // back would score other values: a value that adds a choice to the block (in a branch it takes) is refused.
+      block_changes = !same_members(block_members(trace, spec, choice), choice.principals);
+      if (!block_changes) {
+        procedures = procedures || resamples_procedures(scaffold);
+        // Picking this block again from the state it leads to: the number of blocks may differ there.
+        weights[c] = *w + log_index_density(trace, spec);
+        made[c] = std::make_unique<Db>(trace);
+      }
+    } catch (...) {
+      put_current_back(trace, scaffold, rho_db);
+      throw;
+    }
+    if (block_changes) {
+      put_current_back(trace, scaffold, rho_db);
       throw Error(ErrorKind::kInference,
                   fmt::format("gibbs: a value of the block of scope '{}' changes which random choices the block holds "
                               "(a choice in a branch it decides): give that choice a block of its own and use one",
                               spec.scope),
                   spec.span);
     }
-    procedures = procedures || resamples_procedures(scaffold);
-    // Picking this block again from the state it leads to: the number of blocks may differ there.
-    weights[c] = *w + log_index_density(trace, spec);
-    made[c] = std::make_unique<Db>(trace);
     detach_and_extract(trace, scaffold, *made[c]);
   }
 
