@@ -211,7 +211,11 @@ class ConditionalSmc {
       retained_.push_back(new_step(g == 0 ? kNone : g - 1, g));
       ++steps_[g].refs;  // kept until the end, to put the path back after an error
     }
-    original_ = retained_;
+    // Everything the path needs to be put back is allocated before its first detach: running out of memory from
+    // here on leaves each group either attached and listed in attached_, or detached into its step's Db.
+    for (size_t g = 0; g < groups; ++g) steps_[g].db = std::make_unique<Db>(t_);
+    attached_.reserve(groups);
+    original_.reserve(groups);
     if (forced_) {
       forced_values_.resize(groups);
       for (size_t g = 0; g < groups; ++g)
@@ -222,12 +226,12 @@ class ConditionalSmc {
     bool infinite = false;
     for (size_t g = groups; g-- > 0;) {
       const size_t before = t_.random_choices().size();
-      steps_[g].db = std::make_unique<Db>(t_);
       steps_[g].weight = detach_group(g, *steps_[g].db);
       made_[g] = before - t_.random_choices().size();
       saved_[g] = steps_[g].db->saved_values();
       infinite |= !(steps_[g].weight < kPosInf);
     }
+    original_.assign(retained_.begin(), retained_.end());  // in its room: from here on an error puts it back (run)
     if (infinite) {  // +inf or NaN: attached again to look
       put_back();
       if (std::optional<InfiniteDensity> found = find_infinite_density(t_, s_))
@@ -313,6 +317,8 @@ class ConditionalSmc {
   size_t new_step(size_t parent, size_t group) {
     size_t id = steps_.size();
     if (free_.empty()) {
+      // free_ holds room for every step, so that release() never allocates: it runs in the error paths.
+      if (free_.capacity() < steps_.size() + 1) free_.reserve(std::max(2 * free_.capacity(), steps_.size() + 1));
       steps_.push_back(Step{parent, group, nullptr});
     } else {  // a step no path holds any more: memory grows with the tree of live paths, not with blocks x particles
       id = free_.back();
@@ -424,11 +430,16 @@ class ConditionalSmc {
       return kNegInf;
     }
     std::optional<InfiniteDensity> found;
-    if (!(w < kPosInf)) {
-      GroupBorder view(s_, groups_[g]);
-      found = find_infinite_density(t_, s_);
-    }
     Db discard = Db::discarding(t_);
+    if (!(w < kPosInf)) {
+      try {
+        GroupBorder view(s_, groups_[g]);
+        found = find_infinite_density(t_, s_);
+      } catch (...) {  // out of memory: detached first, as below
+        detach_group(g, discard);
+        throw;
+      }
+    }
     detach_group(g, discard);
     if (found) raise_infinite_density(*found, InfiniteIn::kProposal, "pgibbs");
     return std::isnan(w) ? kNegInf : w;
@@ -443,13 +454,16 @@ class ConditionalSmc {
     if (pick == 0) return;  // its own path
     const size_t parent = generation[pick];
     move_to(parent);
-    {
+    const size_t id = new_step(parent, g);  // and its Db's room, before the group is attached (see extend)
+    try {
+      steps_[id].db = new_db(g);
       Forcing forcing(*this, g);
       Db unused(t_);
       regen_group(g, /*restore=*/false, unused);  // weighed just above: possible, and finite
+    } catch (...) {  // a regen that fails undoes itself
+      drop(id);
+      throw;
     }
-    const size_t id = new_step(parent, g);
-    steps_[id].db = new_db(g);
     steps_[id].weight = detach_group(g, *steps_[id].db);  // unforced: the absorbing nodes' weight, as regen's
     if (g + 1 < groups_.size()) {  // the retained path's next group hangs from its new step
       const size_t next = retained_[g + 1];
@@ -463,36 +477,59 @@ class ConditionalSmc {
 
   /// A new particle: the path the trace holds (ending with `parent`) extended by group g drawn from the prior.
   size_t extend(size_t parent, size_t g) {
+    // The step and its Db's room first: running out of memory then fails before the group is attached, which
+    // nothing but its own detach (into that Db) may follow.
+    const size_t id = new_step(parent, g);
+    try {
+      steps_[id].db = new_db(g);
+    } catch (...) {
+      drop(id);
+      throw;
+    }
     Db unused(t_);  // read only by proposal kernels, which particles do not have
     const size_t before = t_.random_choices().size();
     double w = kNegInf;
     try {
       w = regen_group(g, /*restore=*/false, unused);
     } catch (...) {
-      if (!impossibility_in_flight()) throw;  // the failed regen undid itself
-      return new_step(parent, g);            // a state of probability zero: weight 0, never extended
+      if (!impossibility_in_flight()) {  // the failed regen undid itself
+        drop(id);
+        throw;
+      }
+      steps_[id].db.reset();
+      return id;  // a state of probability zero: weight 0, never extended
     }
     if (spec_.scope == "default" && t_.random_choices().size() != before + made_[g]) {
-      Db discard = Db::discarding(t_);
-      detach_group(g, discard);
+      detach_group(g, *steps_[id].db);
+      drop(id);
       refuse_new_choices(spec_);
     }
+    steps_[id].weight = w;
     if (!(w < kPosInf)) {
       std::optional<InfiniteDensity> found;
-      {
+      try {
         GroupBorder view(s_, groups_[g]);
         found = find_infinite_density(t_, s_);
+      } catch (...) {
+        detach_group(g, *steps_[id].db);
+        drop(id);
+        throw;
       }
-      Db discard = Db::discarding(t_);
-      detach_group(g, discard);
-      if (found) raise_infinite_density(*found, InfiniteIn::kProposal, "pgibbs");
-      w = kNegInf;  // NaN: weight zero
+      if (found) {
+        detach_group(g, *steps_[id].db);
+        drop(id);
+        raise_infinite_density(*found, InfiniteIn::kProposal, "pgibbs");
+      }
+      steps_[id].weight = kNegInf;  // NaN: weight zero
     }
-    const size_t id = new_step(parent, g);
-    steps_[id].db = new_db(g);
-    steps_[id].weight = w;
     detach_group(g, *steps_[id].db);
     return id;
+  }
+
+  /// Frees a step no particle or path holds yet (as new_step made it).
+  void drop(size_t id) {
+    steps_[id].refs = 1;
+    release(id);
   }
 
   Trace& t_;

@@ -236,6 +236,8 @@ std::vector<Case> cases(const std::string& csv) {
            "[infer (mh k all 1)]",
            "[infer (gibbs t one 1)]",
            "[infer (mh t one 1)]",
+           "[infer (pgibbs t ordered 2 1)]",
+           "[infer (pgibbs k all 2 1)]",
            "[observe (crp) 4]",
            "[infer (mh w all 'drift 0.3 1)]",
            "[infer (subsampled_mh w all 3 0.3 'drift 0.5 1)]",
