@@ -242,6 +242,7 @@ std::vector<Case> cases(const std::string& csv) {
            "[infer (mh w all 'drift 0.3 1)]",
            "[infer (subsampled_mh w all 3 0.3 'drift 0.5 1)]",
            "[infer (subsampled_mh w all 3 0 1)]",
+           "[infer (subsampled_mh w all 2 0.3 'drift 0.5 1 'proxy 'taylor)]",
            "[infer (mixture (1 (mh s one 1) 1 (subsampled_mh w all 3 0.3 1)) 1)]",
            "[infer (collect w (f 2) (g 1))]",
        })
