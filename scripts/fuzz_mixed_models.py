@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # Generates random models that mix shapes of local sections across two parameters (chains, branches on either,
-# procedures chosen by one, latents in branches, mem, named values of one read by a branch on the other), with
-# random interleavings of mh, subsampled_mh (with the fallback), pgibbs (whose particles read the sections approximate
-# moves left stale), forget, observe and predict; runs each with pprun and reports the ones that fail, crash, or that
-# a sanitizer flags. Build pprun with -DVNT_SANITIZE=address,undefined to find memory errors.
+# procedures chosen by one, latents in branches, mem, named values of one read by a branch on the other, a Dirichlet
+# process mixture whose tables' means read one), with random interleavings of mh, gibbs, subsampled_mh (with the
+# fallback), pgibbs (whose particles read the sections approximate moves left stale), forget, observe and predict;
+# runs each with pprun and reports the ones that fail, crash, or that a sanitizer flags. Build pprun with
+# -DVNT_SANITIZE=address,undefined to find memory errors.
 # SPDX-License-Identifier: Apache-2.0
 """usage: fuzz_mixed_models.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; failing programs are kept in OUTDIR)"""
 import os
@@ -25,6 +26,7 @@ SHAPES = [  # (weight, observation); {x} a covariate, {ax} a positive one, {y} t
     (1, "[observe (normal ((mem (lambda (v) (* v {x}))) w) 1) {y}]"),
     (1, "[observe (if (> (normal z 1) {x}) (normal w 1) (normal z 2)) {y}]"),
     (1, "[observe (normal (if (flip (logistic w)) z w) 1) {y}]"),
+    (2, "[observe (normal (tm (tab {i})) 1) {y}]"),  # a Dirichlet process mixture whose tables' means read w
 ]
 READERS = [  # named values in sections of one parameter, read by name from a branch on the other (h, k below)
     "[assume e{i} (if (> z {x}) (normal w 1) (normal (- w) 1))]",
@@ -43,6 +45,8 @@ KERNELS = [
     "(subsampled_mh default one {b} {e} 1 'fallback 'mh)",
     "(pgibbs w all {p} 1)",
     "(pgibbs z 0 {p} 1)",
+    "(gibbs tab one 2)",
+    "(mh tab one 2)",
 ]
 
 
@@ -54,6 +58,10 @@ def program(seed):
         "[assume ops (list * normal +)]",
         "[assume pick (lambda (x) (lookup ops (round (* 2 (logistic (* 5 (- z x)))))))]",
         "[assume g (mem (lambda (i) (normal w 1)))]",
+        "[assume crp (make_crp 1)]",
+        "[assume tab (mem (lambda (i) (scope_include 'tab i (crp))))]",
+        "[assume tm (mem (lambda (k) (normal w 1)))]",
+        "[observe (normal (tm (tab -1)) 1) 0.3]",
     ]
     labels = []
     named = []
@@ -65,7 +73,7 @@ def program(seed):
             continue
         shape = rnd.choices([s for _, s in SHAPES], [w for w, _ in SHAPES])[0]
         labels.append(f"d{i}")
-        lines.append(f"d{i}: " + shape.format(x=x, ax=round(abs(x) + 0.1, 3), y=round(rnd.gauss(0.5, 1), 3)))
+        lines.append(f"d{i}: " + shape.format(x=x, ax=round(abs(x) + 0.1, 3), y=round(rnd.gauss(0.5, 1), 3), i=i))
     if named:
         # New brush of a move of w (or z) reads them: a regen meets sections that approximate moves left stale.
         total = f"(+ {' '.join(named)})" if len(named) > 1 else named[0]

@@ -7,7 +7,9 @@
 # standard errors (batch means).
 # Finds what the crash fuzzers cannot: a wrong acceptance ratio (brush, index corrections, local sections).
 # With VNT_FUZZ_SHAPE=chain the models are chains instead (each coin reads the one or two before it, observations
-# read one or two neighbours), the shape pgibbs is made for and seldom refuses, under kernels of their own.
+# read one or two neighbours), the shape pgibbs is made for and seldom refuses, under kernels of their own; with
+# VNT_FUZZ_SHAPE=crp, Dirichlet process mixtures of coins: customers of a make_crp restaurant, a mem'd coin per table
+# (brush that tables bring and take away), observations through the table coins and through who sits with whom.
 # SPDX-License-Identifier: Apache-2.0
 """usage: fuzz_posteriors.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; disagreeing models are kept in OUTDIR)
        fuzz_posteriors.py --reduce PPRUN MODEL             (prints a smaller model that still disagrees)"""
@@ -27,6 +29,7 @@ BURN_IN = TRANSITIONS // 10
 Z = 5.0
 KERNEL_HAS = os.environ.get("VNT_FUZZ_KERNEL", "")  # e.g. gibbs: only the kernels whose text has it
 CHAINS = os.environ.get("VNT_FUZZ_SHAPE", "") == "chain"
+RESTAURANTS = os.environ.get("VNT_FUZZ_SHAPE", "") == "crp"
 
 KERNELS = [
     "(mh default one 1)",
@@ -50,6 +53,15 @@ CHAIN_KERNELS = [
     "(gibbs default one 1)",
     "(mh default one 1)",
 ]
+# For restaurants: the customers (c0, c1, ...) and the table coins move by mh, gibbs (a customer at a time, Neal's
+# algorithm 8), subsampled_mh at eps 0 and pgibbs over the customers in order.
+CRP_KERNELS = [
+    "(mh default one 1)",
+    "(gibbs default one 1)",
+    "(cycle ((gibbs default one 1) (mh default one 1)) 1)",
+    "(subsampled_mh default one 2 0 1 'fallback 'mh)",
+    "(cycle ((pgibbs c ordered 3 1) (mh default one 1)) 1)",
+]
 # What pgibbs refuses (a model whose coins decide which random choices exist): skipped, not a failure.
 PGIBBS_REFUSALS = ("the particles must be states of the same choices", "exists only for some values of other choices",
                    "is computed from the choices of scope")
@@ -66,11 +78,24 @@ def text(e):
         return e[1]
     if kind == "call":
         return f"({e[1]} {text(e[2])})"
+    if kind == "draw":
+        return f"({e[1]})"
     return "(" + " ".join([kind] + [text(x) for x in e[1:]]) + ")"
 
 
 class NeedChoice(Exception):
-    pass
+    """The run needs one more outcome: one of `options` (2 for a coin, the tables and a new one for a customer)."""
+
+    def __init__(self, options=2):
+        super().__init__()
+        self.options = options
+
+
+class Restaurant:
+    """A make_crp restaurant's tables within one run: label -> customers; a new table takes the smallest free label."""
+
+    def __init__(self, alpha):
+        self.alpha, self.tables = alpha, {}
 
 
 class Run:
@@ -83,10 +108,27 @@ class Run:
     def coin(self, p):
         if self.used == len(self.prefix):
             raise NeedChoice
-        v = self.prefix[self.used]
+        v = self.prefix[self.used] == 1
         self.used += 1
         self.logw += math.log(p if v else 1 - p)
         return v
+
+    def seat(self, r):
+        """A customer of restaurant r: an occupied table (in label order) or a new one, the last option."""
+        labels = sorted(r.tables)
+        if self.used == len(self.prefix):
+            raise NeedChoice(len(labels) + 1)
+        k = self.prefix[self.used]
+        self.used += 1
+        n = sum(r.tables.values())
+        if k < len(labels):
+            label = labels[k]
+            self.logw += math.log(r.tables[label] / (n + r.alpha))
+        else:
+            label = next(i for i in range(len(labels) + 1) if i not in r.tables)
+            self.logw += math.log(r.alpha / (n + r.alpha))
+        r.tables[label] = r.tables.get(label, 0) + 1
+        return label
 
     def score(self, e, observed, scope):
         """Evaluates e whose random choice is observed at `observed`: the choice takes it, and weighs it."""
@@ -121,6 +163,12 @@ class Run:
             return self.eval(e[2] if self.eval(e[1], scope) else e[3], scope)
         if kind == "not":
             return not self.eval(e[1], scope)
+        if kind == "=":
+            return self.eval(e[1], scope) == self.eval(e[2], scope)
+        if kind == "make_crp":
+            return Restaurant(e[1][1])
+        if kind == "draw":
+            return self.seat(self.env[e[1]])
         if kind == "+":
             return self.eval(e[1], scope) + self.eval(e[2], scope)
         if kind == "call":
@@ -146,15 +194,15 @@ class Run:
 
 
 def exact_posterior(model):
-    """P(name = true | observations) for each query, by enumerating every sequence of coin outcomes."""
+    """P(name = true | observations) for each query, by enumerating every sequence of outcomes."""
     todo, total, mass = [[]], 0.0, {q: 0.0 for q in model.queries}
     while todo:
         prefix = todo.pop()
         run = Run(model, prefix)
         try:
             values = run.run()
-        except NeedChoice:
-            todo += [prefix + [True], prefix + [False]]
+        except NeedChoice as need:
+            todo += [prefix + [k] for k in range(need.options)]
             continue
         w = math.exp(run.logw)
         total += w
@@ -225,10 +273,44 @@ def generate_chain(rnd):
     return m, rnd.choice([k for k in CHAIN_KERNELS if KERNEL_HAS in k])
 
 
+def generate_restaurant(rnd):
+    """c_i ~ crp (2 to 4 customers), t(k) a mem'd flip per table; queries: who sits with whom, and each customer's
+    table coin; observations of table coins (normals, flips) and of pairs sitting together."""
+    m = Model()
+    m.procs["t"] = {"param": "k", "mem": True, "body": ("flip", ("const", round(rnd.uniform(0.2, 0.8), 2)))}
+    m.directives.append(("assume", "crp", ("make_crp", ("const", rnd.choice([0.5, 1, 2])))))
+    n = rnd.randint(2, 4)
+    for i in range(n):
+        m.directives.append(("assume", f"c{i}", ("draw", "crp")))
+    for i in range(n):
+        m.directives.append(("assume", f"t{i}", ("call", "t", ("var", f"c{i}"))))
+        m.queries.append(f"t{i}")
+        for j in range(i):
+            m.directives.append(("assume", f"s{j}{i}", ("=", ("var", f"c{j}"), ("var", f"c{i}"))))
+            m.queries.append(f"s{j}{i}")
+    for _ in range(rnd.randint(1, 4)):
+        i, j = rnd.randrange(n), rnd.randrange(n)
+        coin = ("call", "t", ("var", f"c{i}"))
+        r = rnd.random()
+        if r < 0.5:
+            mean = ("if", coin, ("const", round(rnd.uniform(-1.5, 1.5), 2)), ("const", round(rnd.uniform(-1.5, 1.5), 2)))
+            m.directives.append(("observe", ("normal", mean, ("const", 1)), round(rnd.uniform(-1.5, 1.5), 2)))
+        elif r < 0.75 or i == j:
+            p = ("if", coin, ("const", round(rnd.uniform(0.1, 0.9), 2)), ("const", round(rnd.uniform(0.1, 0.9), 2)))
+            m.directives.append(("observe", ("flip", p), rnd.random() < 0.6))
+        else:
+            same = ("=", ("var", f"c{i}"), ("var", f"c{j}"))
+            p = ("if", same, ("const", round(rnd.uniform(0.1, 0.9), 2)), ("const", round(rnd.uniform(0.1, 0.9), 2)))
+            m.directives.append(("observe", ("flip", p), rnd.random() < 0.5))
+    return m, rnd.choice([k for k in CRP_KERNELS if KERNEL_HAS in k])
+
+
 def generate(seed):
     rnd = random.Random(seed)
     if CHAINS:
         return generate_chain(rnd)
+    if RESTAURANTS:
+        return generate_restaurant(rnd)
     m = Model()
     coins = []  # names of boolean assumes defined so far
 
