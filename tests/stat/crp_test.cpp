@@ -1,5 +1,6 @@
-// A Dirichlet process mixture written with make_crp and mem: the partition of the data points, against the exact
-// posterior over all 203 partitions of six points (the CRP's Ewens prior times each cluster's marginal likelihood).
+// A Dirichlet process mixture written with make_crp and mem: the partition of the data points and the mean of a
+// point's component, against the exact posterior over all 203 partitions of six points (the CRP's Ewens prior times
+// each cluster's marginal likelihood, the component means integrated out).
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 
@@ -60,10 +61,17 @@ struct Events {
                                                              "z0 = z2", "2 clusters", "3 clusters"};
 };
 
-/// The posterior probabilities of the events, by enumeration of the partitions.
-std::array<double, Events::kCount> exact(double alpha) {
-  std::array<double, Events::kCount> p{};
-  double total = 0;
+struct Exact {
+  std::array<double, Events::kCount> p{};  // the events' probabilities
+  Moments mu_z0;                           // the mean of point 0's component
+};
+
+/// The posterior by enumeration of the partitions; given one, point 0's component mean is normal with mean
+/// v s / (1 + v n) and variance v / (1 + v n) (v the prior variance; n, s the count and sum of its cluster).
+Exact exact(double alpha) {
+  Exact out;
+  std::array<double, Events::kCount>& p = out.p;
+  double total = 0, m1 = 0, m2 = 0;
   Partition part;
   all_partitions(0, part, [&](const Partition& q) {
     double lw = static_cast<double>(q.size()) * std::log(alpha);
@@ -76,12 +84,20 @@ std::array<double, Events::kCount> exact(double alpha) {
     total += w;
     const auto e = Events::of(z);
     for (size_t k = 0; k < Events::kCount; ++k) p[k] += e[k] ? w : 0;
+    const std::vector<size_t>& c0 = q[static_cast<size_t>(z[0])];
+    double s = 0;
+    for (size_t i : c0) s += kY[i];
+    const double v = kPriorSd * kPriorSd, n = static_cast<double>(c0.size());
+    const double mean = v * s / (1 + v * n), var = v / (1 + v * n);
+    m1 += w * mean;
+    m2 += w * (var + mean * mean);
   });
   for (double& x : p) x /= total;
-  return p;
+  out.mu_z0 = {total, m1 / total, std::sqrt(m2 / total - (m1 / total) * (m1 / total))};
+  return out;
 }
 
-std::string program(const std::string& z_kernel) {
+std::string program(const std::string& z_kernel, const std::string& mu_kernel) {
   std::string text = R"(
 [assume crp (make_crp 1)]
 [assume z (mem (lambda (i) (scope_include 'z i (crp))))]
@@ -89,9 +105,9 @@ std::string program(const std::string& z_kernel) {
 [assume y (lambda (i) (normal (mu (z i)) 1))]
 )";
   for (size_t i = 0; i < kN; ++i) text += fmt::format("[observe (y {}) {}]\n", i, kY[i]);
-  return text + fmt::format("[infer (repeat 20000 (do {} (mh mu one 'drift 0.5 4) (collect (z 0) (z 1) (z 2) (z 3) "
-                            "(z 4) (z 5))))]\n",
-                            z_kernel);
+  return text + fmt::format("[infer (repeat 20000 (do {} {} (collect (z 0) (z 1) (z 2) (z 3) (z 4) (z 5) "
+                            "(mu (z 0)))))]\n",
+                            z_kernel, mu_kernel);
 }
 
 /// The events' indicators over the draws, checked against the exact posterior; and against the posterior for
@@ -106,32 +122,41 @@ void check_partitions(ProgramRun& run) {
     const auto e = Events::of(row);
     for (size_t k = 0; k < Events::kCount; ++k) ind[k].push_back(e[k] ? 1 : 0);
   }
-  const auto p = exact(1), wrong = exact(2);
+  const Exact e = exact(1), wrong = exact(2);
   bool any_rejected = false;
   for (size_t k = 0; k < Events::kCount; ++k) {
-    MESSAGE(Events::kNames[k] << ": exact " << p[k] << " (alpha 2: " << wrong[k] << ")");
-    check_probability(ind[k], p[k]);
-    any_rejected = any_rejected || !evaluate_probability(ind[k], wrong[k]).ok;
+    MESSAGE(Events::kNames[k] << ": exact " << e.p[k] << " (alpha 2: " << wrong.p[k] << ")");
+    check_probability(ind[k], e.p[k]);
+    any_rejected = any_rejected || !evaluate_probability(ind[k], wrong.p[k]).ok;
   }
   CHECK_MESSAGE(any_rejected, "no check tells the posterior for alpha = 2 apart");
+  const std::vector<double> mu = run.column("(mu (z 0))", kBurnIn);
+  MESSAGE("mu of point 0's component: exact " << e.mu_z0.mean << " +- " << e.mu_z0.sd);
+  check_mean(mu, e.mu_z0.mean, e.mu_z0.sd);
+  check_sd(mu, e.mu_z0.sd);
 }
 
 }  // namespace
 
-TEST_CASE("crp mixture: gibbs, mh and pgibbs on the assignments match the partition posterior") {
+TEST_CASE("crp mixture: gibbs, mh and pgibbs on the assignments, with mh or subsampled_mh on the tables' means") {
   struct Kernel {
-    std::string_view infer;
+    std::string_view z, mu;
     uint64_t seed;
   };
   // gibbs: a customer alone is offered its own table (with its mean) as the new one, Neal's algorithm 8 with one
   // auxiliary table; offering a fresh table besides (a new table weighed twice for a customer alone) put two of these
   // checks 4.6 and 6 standard errors off (tried). mh: proposals from the CRP's conditional. pgibbs: each particle
   // seats its customers after those of the groups before (the CRP's sequential form), without drawing ancestors
-  // (tests/runtime/infer/pgibbs_test.cpp): a customer's density reads every other's table.
-  for (const Kernel& k :
-       {Kernel{"(gibbs z one 6)", 91}, Kernel{"(mh z one 6)", 92}, Kernel{"(pgibbs z ordered 4 1)", 93}}) {
-    CAPTURE(k.infer);
-    ProgramRun run(program(std::string(k.infer)), k.seed);
+  // (tests/runtime/infer/pgibbs_test.cpp): a customer's density reads every other's table. subsampled_mh (eps 0) on
+  // one table's mean: one border per table, as many as the tables the assignments open (the paper's joint DPM);
+  // a table of one customer has N = 1 and is moved by exact mh.
+  constexpr std::string_view kDrift = "(mh mu one 'drift 0.5 4)";
+  for (const Kernel& k : {Kernel{"(gibbs z one 6)", kDrift, 91}, Kernel{"(mh z one 6)", kDrift, 92},
+                          Kernel{"(pgibbs z ordered 4 1)", kDrift, 93},
+                          Kernel{"(gibbs z one 6)", "(subsampled_mh mu one 2 0 'drift 0.5 4)", 94}}) {
+    CAPTURE(k.z);
+    CAPTURE(k.mu);
+    ProgramRun run(program(std::string(k.z), std::string(k.mu)), k.seed);
     check_partitions(run);
   }
 }
