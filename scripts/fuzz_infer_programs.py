@@ -221,7 +221,7 @@ class Gen:
             self.names += ["dc", "dg"]
             self.add_scope("dg", ["0"], real=True)
             self.default_not_real()
-        # Models on which transitions fail.
+        # A coin whose maker absorbs moves of ca (transitions on it failed until absorbing at applications).
         if self.p(0.15):
             d += ["[assume ca (gamma 2 1)]", "[assume coin (make_beta_bernoulli ca 1)]", "[observe (coin) true]"]
             self.names += ["ca", "coin"]

@@ -1,7 +1,10 @@
 // Scaffold construction: extend D from the principal nodes through children that cannot absorb the change,
 // find the brush by counting disabled requests per family, then the border and the regen counts.
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <iterator>
 #include <deque>
 #include <optional>
 
@@ -96,6 +99,17 @@ class Builder {
         s_.drg[n] = consumers + (has_scaffold_child ? 0 : 1);
       }
     }
+    // A maker that absorbs a change of its arguments (make_crp's alpha) sets them in the state its applications read:
+    // attached before any of them is regenerated, detached after all of them are extracted. (Not stable_partition:
+    // its buffer's allocation may fail silently, and running out of memory here must fail the transition.)
+    auto maker = [&](Node* n) { return absorbing_maker(n); };
+    if (std::any_of(s_.border.begin(), s_.border.end(), maker)) {
+      std::vector<Node*> ordered;
+      ordered.reserve(s_.border.size());
+      std::copy_if(s_.border.begin(), s_.border.end(), std::back_inserter(ordered), maker);
+      std::copy_if(s_.border.begin(), s_.border.end(), std::back_inserter(ordered), std::not_fn(maker));
+      s_.border = std::move(ordered);
+    }
     for (Node* n : order_) {
       if (s_.is_resampling(n) && n->constrained &&
           std::find(principals.begin(), principals.end(), n) == principals.end()) {
@@ -114,6 +128,13 @@ class Builder {
   }
 
  private:
+  bool absorbing_maker(Node* n) const {
+    if (!s_.is_absorbing(n) || n->kind != NodeKind::kOutput || !is_procedure(n->value)) return false;
+    const Value& op = as_output(n)->op->value;
+    const auto* p = is_procedure(op) ? dynamic_cast<const SpProcedure*>(std::get<ProcPtr>(op).get()) : nullptr;
+    return p != nullptr && !p->sp().is_random();
+  }
+
   /// The request of a primitive SP is always empty: a change of its operands cannot affect it, so it stays out
   /// of the scaffold (it would only be an absorbing node of weight 0).
   bool inert_request(Node* n) const {

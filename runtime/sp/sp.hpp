@@ -46,7 +46,9 @@ class Sp {
   /// true, normal observed at true holds 1); anything else as it is. What an observation stores is then a value the
   /// SP could have drawn, for every later reader and kernel.
   virtual Value canonical(const Value& x) const { return x; }
-  /// Whether an application keeps its output and only re-scores it when operand `index` changes.
+  /// Whether an application keeps its output and only re-scores it when operand `index` changes. A maker of
+  /// procedures with state that says so (absorbing at applications) keeps the procedure it made: log_density(made,
+  /// args) weighs all the procedure's applications under `args`, and incorporate(made, args) sets `args` in its state.
   virtual bool can_absorb(size_t /*index*/) const { return is_random(); }
   /// Whether outputs are reals (numbers or vectors of reals), so a Gaussian drift proposal applies.
   virtual bool real_valued() const { return false; }

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "runtime/core/error.hpp"
 #include "runtime/sp/registry.hpp"
@@ -14,16 +15,21 @@ namespace {
 constexpr std::string_view kMakerName = "make_beta_bernoulli";
 constexpr std::string_view kCoinName = "beta_bernoulli";
 
-// The sufficient statistics of the incorporated flips.
+// The sufficient statistics of the incorporated flips, and the prior's parameters they were drawn with (the
+// maker's arguments, here so that a move of them reaches every flip without making the coin again).
 class CoinAux final : public SpAux {
  public:
+  CoinAux(double prior_heads, double prior_tails) : alpha(prior_heads), beta(prior_tails) {}
+
   double heads = 0;
   double tails = 0;
+  double alpha;
+  double beta;
 
   std::unique_ptr<SpAux> clone() const override { return std::make_unique<CoinAux>(*this); }
   bool equals(const SpAux& other) const override {
     const auto* o = dynamic_cast<const CoinAux*>(&other);
-    return o && o->heads == heads && o->tails == tails;
+    return o && o->heads == heads && o->tails == tails && o->alpha == alpha && o->beta == beta;
   }
   std::string to_string() const override {
     return fmt::format("heads {}, tails {}", vnt::to_string(Value(heads)), vnt::to_string(Value(tails)));
@@ -33,27 +39,29 @@ class CoinAux final : public SpAux {
 // Applications are exchangeable: each one sees the posterior predictive given the counts in the aux.
 class Coin final : public Sp {
  public:
-  Coin(double alpha, double beta) : alpha_(alpha), beta_(beta) {}
-
   std::string_view name() const override { return kCoinName; }
   bool is_random() const override { return true; }
 
   Value simulate(const Args& args, Rng& rng) const override {
     const CoinAux& aux = counts(args);
-    double total = alpha_ + beta_ + aux.heads + aux.tails;
-    if (std::isfinite(total)) return Value(rng.uniform() * total < alpha_ + aux.heads);
-    return Value(rng.uniform() < 1 / (1 + (beta_ + aux.tails) / (alpha_ + aux.heads)));
+    double total = aux.alpha + aux.beta + aux.heads + aux.tails;
+    if (std::isfinite(total)) return Value(rng.uniform() * total < aux.alpha + aux.heads);
+    return Value(rng.uniform() < 1 / (1 + (aux.beta + aux.tails) / (aux.alpha + aux.heads)));
   }
 
   double log_density(const Value& x, const Args& args) const override {
     const CoinAux& aux = counts(args);
     int side = outcome(x);
-    if (side < 0) return kNegInf;
-    double total = alpha_ + beta_ + aux.heads + aux.tails;
-    double mine = side == 1 ? alpha_ + aux.heads : beta_ + aux.tails;
+    return side < 0 ? kNegInf : log_predictive(aux, side == 1);
+  }
+
+  /// log P(next flip = heads or tails | the counts).
+  static double log_predictive(const CoinAux& aux, bool heads) {
+    double total = aux.alpha + aux.beta + aux.heads + aux.tails;
+    double mine = heads ? aux.alpha + aux.heads : aux.beta + aux.tails;
     if (std::isfinite(total)) return std::log(mine / total);
     // alpha + beta overflowed (both near the largest double): a ratio of the two counts, which cannot.
-    double other = side == 1 ? beta_ + aux.tails : alpha_ + aux.heads;
+    double other = heads ? aux.beta + aux.tails : aux.alpha + aux.heads;
     return -std::log1p(other / mine);
   }
 
@@ -92,20 +100,54 @@ class Coin final : public Sp {
     return -1;
   }
 
-  double alpha_;
-  double beta_;
 };
 
+// Absorbs a change of alpha or beta (absorbing at applications): the coin and its flips stay, the parameters are set
+// in its state, and the maker weighs all the flips at once, B(alpha + heads, beta + tails) / B(alpha, beta), whose
+// ratio between two parameter values is that of the flips' densities taken one by one.
 class MakeBetaBernoulli final : public Sp {
  public:
   std::string_view name() const override { return kMakerName; }
+  bool can_absorb(size_t /*index*/) const override { return true; }
 
   Value simulate(const Args& args, Rng& /*rng*/) const override {
     check_arity(kMakerName, args, 2);
     double alpha = positive_param(args, 0, kMakerName, "alpha");
     double beta = positive_param(args, 1, kMakerName, "beta");
-    return make_procedure(std::make_shared<Coin>(alpha, beta), std::make_unique<CoinAux>());
+    return make_procedure(std::make_shared<Coin>(), std::make_unique<CoinAux>(alpha, beta));
   }
+
+  double log_density(const Value& made, const Args& args) const override {
+    const auto [alpha, beta] = params(args);
+    if (!valid(alpha) || !valid(beta)) return kNegInf;
+    const CoinAux& aux = coin(made);
+    const double h = aux.heads, t = aux.tails;
+    const double w = std::lgamma(alpha + h) + std::lgamma(beta + t) - std::lgamma(alpha + beta + h + t) -
+                     (std::lgamma(alpha) + std::lgamma(beta) - std::lgamma(alpha + beta));
+    if (std::isfinite(w)) return w;
+    // Parameters near the largest double, where lgamma overflows: the flips one by one, which cannot.
+    CoinAux seq(alpha, beta);
+    double sum = 0;
+    for (; seq.heads < h; seq.heads += 1) sum += Coin::log_predictive(seq, true);
+    for (; seq.tails < t; seq.tails += 1) sum += Coin::log_predictive(seq, false);
+    return sum;
+  }
+
+  void incorporate(const Value& made, const Args& args) const override {
+    const auto [alpha, beta] = params(args);
+    if (!valid(alpha) || !valid(beta)) return;  // scored -inf, and undone
+    CoinAux& aux = coin(made);
+    aux.alpha = alpha;
+    aux.beta = beta;
+  }
+
+ private:
+  static bool valid(double x) { return x > 0 && std::isfinite(x); }
+  static std::pair<double, double> params(const Args& args) {
+    check_arity(kMakerName, args, 2);
+    return {as_double(args[0], ArgRef{kMakerName, 1, "alpha"}), as_double(args[1], ArgRef{kMakerName, 2, "beta"})};
+  }
+  static CoinAux& coin(const Value& made) { return state_of_made<CoinAux>(made, kMakerName); }
 };
 
 }  // namespace

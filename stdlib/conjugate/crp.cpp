@@ -19,16 +19,20 @@ constexpr std::string_view kCrpMakerName = "make_crp";
 constexpr std::string_view kCrpName = "crp";
 constexpr double kCrpMaxLabel = 9007199254740992.0;  // 2^53: every label below is an exact integer
 
-// The occupied tables and how many customers each seats.
+// The occupied tables and how many customers each seats, and the concentration they were seated with (the maker's
+// argument, here so that a move of it reaches every customer without making the restaurant again).
 class CrpAux final : public SpAux {
  public:
+  explicit CrpAux(double concentration) : alpha(concentration) {}
+
   std::map<double, double> tables;  // label -> customers (> 0); ordered, so draws walk tables in a fixed order
   double customers = 0;
+  double alpha;
 
   std::unique_ptr<SpAux> clone() const override { return std::make_unique<CrpAux>(*this); }
   bool equals(const SpAux& other) const override {
     const auto* o = dynamic_cast<const CrpAux*>(&other);
-    return o && o->tables == tables && o->customers == customers;
+    return o && o->tables == tables && o->customers == customers && o->alpha == alpha;
   }
   std::string to_string() const override {
     std::string s;
@@ -53,14 +57,12 @@ class CrpAux final : public SpAux {
 // unused label scores alpha / (n + alpha), the same for the label a move leaves and the one it draws.
 class Crp final : public Sp {
  public:
-  explicit Crp(double alpha) : alpha_(alpha) {}
-
   std::string_view name() const override { return kCrpName; }
   bool is_random() const override { return true; }
 
   Value simulate(const Args& args, Rng& rng) const override {
     const CrpAux& aux = state(args);
-    double u = rng.uniform() * (aux.customers + alpha_);
+    double u = rng.uniform() * (aux.customers + aux.alpha);
     for (const auto& [label, n] : aux.tables) {
       if (u < n) return Value(label);
       u -= n;
@@ -74,7 +76,7 @@ class Crp final : public Sp {
     if (label == nullptr) return kNegInf;
     auto it = aux.tables.find(*label);
     // n + alpha cannot overflow: n < 2^53 is below half an ulp of the largest double.
-    return std::log((it == aux.tables.end() ? alpha_ : it->second) / (aux.customers + alpha_));
+    return std::log((it == aux.tables.end() ? aux.alpha : it->second) / (aux.customers + aux.alpha));
   }
 
   /// Tables are exchangeable, so no fixed list of values works for several customers at once: gibbs moves one.
@@ -121,19 +123,42 @@ class Crp final : public Sp {
     const double* d = std::get_if<double>(&x);
     return d && *d >= 0 && *d < kCrpMaxLabel && std::floor(*d) == *d ? d : nullptr;
   }
-
-  double alpha_;
 };
 
+// Absorbs a change of alpha (absorbing at applications): the restaurant and its customers stay, alpha is set in its
+// state, and the maker weighs the whole seating, the Ewens formula alpha^K prod (n_k - 1)! Gamma(alpha) /
+// Gamma(alpha + n), whose ratio between two alphas is that of the customers' densities taken one by one.
 class MakeCrp final : public Sp {
  public:
   std::string_view name() const override { return kCrpMakerName; }
+  bool can_absorb(size_t /*index*/) const override { return true; }
 
   Value simulate(const Args& args, Rng& /*rng*/) const override {
     check_arity(kCrpMakerName, args, 1);
     const double alpha = positive_param(args, 0, kCrpMakerName, "alpha");
-    return make_procedure(std::make_shared<Crp>(alpha), std::make_unique<CrpAux>());
+    return make_procedure(std::make_shared<Crp>(), std::make_unique<CrpAux>(alpha));
   }
+
+  double log_density(const Value& made, const Args& args) const override {
+    const double alpha = alpha_of(args);
+    if (!(alpha > 0) || !std::isfinite(alpha)) return kNegInf;
+    const CrpAux& aux = restaurant(made);
+    double w = std::lgamma(alpha) - std::lgamma(alpha + aux.customers);
+    for (const auto& entry : aux.tables) w += std::log(alpha) + std::lgamma(entry.second);
+    return w;
+  }
+
+  void incorporate(const Value& made, const Args& args) const override {
+    const double alpha = alpha_of(args);
+    if (alpha > 0 && std::isfinite(alpha)) restaurant(made).alpha = alpha;  // else scored -inf, and undone
+  }
+
+ private:
+  static double alpha_of(const Args& args) {
+    check_arity(kCrpMakerName, args, 1);
+    return as_double(args[0], ArgRef{kCrpMakerName, 1, "alpha"});
+  }
+  static CrpAux& restaurant(const Value& made) { return state_of_made<CrpAux>(made, kCrpMakerName); }
 };
 
 }  // namespace

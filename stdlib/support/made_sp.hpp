@@ -1,5 +1,5 @@
-// Shared by the makers of procedures with state (make_beta_bernoulli, make_crp): a maker's positive parameter, and
-// the state an application of the made procedure reads.
+// Shared by the makers of procedures with state (make_beta_bernoulli, make_crp): a maker's positive parameter, the
+// state an application of the made procedure reads, and the state of a procedure the maker made.
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
@@ -28,6 +28,16 @@ Aux& made_state(const Args& args, std::string_view sp, std::string_view what) {
   check_arity(sp, args, 0);
   auto* aux = dynamic_cast<Aux*>(args.aux());
   VNT_ASSERT(aux, "{} applied without its {}", sp, what);
+  return *aux;
+}
+
+/// The state of the procedure `made`, which `maker` made (when the maker absorbs a change of its arguments and scores
+/// what the procedure's applications hold).
+template <class Aux>
+Aux& state_of_made(const Value& made, std::string_view maker) {
+  const auto* p = is_procedure(made) ? dynamic_cast<const SpProcedure*>(std::get<ProcPtr>(made).get()) : nullptr;
+  auto* aux = p != nullptr ? dynamic_cast<Aux*>(p->aux()) : nullptr;
+  VNT_ASSERT(aux, "{}: scoring {}, which it did not make", maker, to_string(made));
   return *aux;
 }
 

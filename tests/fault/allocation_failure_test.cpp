@@ -38,9 +38,9 @@ struct CsvFile {
 };
 
 // A partitioned w whose sections hold deterministic nodes (the products), left stale by the subsampled moves at
-// the end; a mem'd procedure, made SPs (a coin, a restaurant whose tables grow and shrink), a scope other than
-// default, a plate and rows kept as families; two observations whose choices a move of k makes again, one reading
-// the other's (constrained at their breaks).
+// the end; a mem'd procedure, made SPs (a coin, a restaurant whose tables grow and shrink and whose maker absorbs
+// a move of its alpha), a scope other than default, a plate and rows kept as families; two observations whose
+// choices a move of k makes again, one reading the other's (constrained at their breaks).
 std::string model(const std::string& csv) {
   return "[assume w (scope_include 'w 0 (normal 0 1))]"
          "[assume s (scope_include 's 0 (gamma 2 2))]"
@@ -51,7 +51,8 @@ std::string model(const std::string& csv) {
          "[assume h (lambda (x) (normal (+ (f x) w) 1))]"
          "rows: [observe_csv y_x \"" + csv + "\" y]"
          "[assume coin (make_beta_bernoulli 1 1)] [observe (coin) true]"
-         "[assume crp (make_crp 1)] [assume t (mem (lambda (i) (scope_include 't i (crp))))]"
+         "[assume ca (scope_include 'ca 0 (gamma 2 1))] [assume crp (make_crp ca)]"
+         "[assume t (mem (lambda (i) (scope_include 't i (crp))))]"
          "[observe (normal (t 0) 1) 0.3] [observe (normal (t 1) 1) 1.6] [assume t2 (t 2)]"
          "[assume z (if (coin) (normal (f 1) 1) (f 2))]"
          "[assume k (scope_include 'k 0 (flip))] [assume m (if k (normal w 1) (normal 0 2))]"
@@ -238,6 +239,7 @@ std::vector<Case> cases(const std::string& csv) {
            "[infer (mh t one 1)]",
            "[infer (pgibbs t ordered 2 1)]",
            "[infer (pgibbs k all 2 1)]",
+           "[infer (mh ca all 1)]",
            "[observe (crp) 4]",
            "[infer (mh w all 'drift 0.3 1)]",
            "[infer (subsampled_mh w all 3 0.3 'drift 0.5 1)]",

@@ -97,6 +97,60 @@ Exact exact(double alpha) {
   return out;
 }
 
+/// With alpha ~ gamma(1, 1) too: the Ewens weight alpha^K Gamma(alpha) / Gamma(alpha + n) integrated over alpha for
+/// each number of tables K (adaptive quadrature), and alpha's posterior moments.
+struct ExactRandomAlpha {
+  std::array<double, Events::kCount> p{};
+  Moments alpha;
+};
+
+ExactRandomAlpha exact_random_alpha() {
+  const double n = static_cast<double>(kN);
+  auto log_ewens = [&](double a, size_t k) {
+    return -a + static_cast<double>(k) * std::log(a) + std::lgamma(a) - std::lgamma(a + n);
+  };
+  std::array<double, kN + 1> mass{}, m1{}, m2{};  // by K: the integral of the weight, times alpha, times alpha^2
+  for (size_t k = 1; k <= kN; ++k) {
+    mass[k] = integrate([&](double a) { return std::exp(log_ewens(a, k)); }, 0, INFINITY);
+    m1[k] = integrate([&](double a) { return a * std::exp(log_ewens(a, k)); }, 0, INFINITY);
+    m2[k] = integrate([&](double a) { return a * a * std::exp(log_ewens(a, k)); }, 0, INFINITY);
+  }
+  ExactRandomAlpha out;
+  double total = 0, a1 = 0, a2 = 0;
+  Partition part;
+  all_partitions(0, part, [&](const Partition& q) {
+    double lw = 0;
+    std::array<double, kN> z{};
+    for (size_t c = 0; c < q.size(); ++c) {
+      lw += std::lgamma(static_cast<double>(q[c].size())) + log_marginal(q[c]);
+      for (size_t i : q[c]) z[i] = static_cast<double>(c);
+    }
+    const double base = std::exp(lw), w = base * mass[q.size()];
+    total += w;
+    a1 += base * m1[q.size()];
+    a2 += base * m2[q.size()];
+    const auto e = Events::of(z);
+    for (size_t k = 0; k < Events::kCount; ++k) out.p[k] += e[k] ? w : 0;
+  });
+  for (double& x : out.p) x /= total;
+  out.alpha = {total, a1 / total, std::sqrt(a2 / total - (a1 / total) * (a1 / total))};
+  return out;
+}
+
+/// The events' indicators over the draws of the collected (z i).
+std::array<std::vector<double>, Events::kCount> indicators(ProgramRun& run) {
+  std::array<std::vector<double>, kN> z;
+  for (size_t i = 0; i < kN; ++i) z[i] = run.column(fmt::format("(z {})", i), kBurnIn);
+  std::array<std::vector<double>, Events::kCount> ind;
+  for (size_t r = 0; r < z[0].size(); ++r) {
+    std::array<double, kN> row{};
+    for (size_t i = 0; i < kN; ++i) row[i] = z[i][r];
+    const auto e = Events::of(row);
+    for (size_t k = 0; k < Events::kCount; ++k) ind[k].push_back(e[k] ? 1 : 0);
+  }
+  return ind;
+}
+
 std::string program(const std::string& z_kernel, const std::string& mu_kernel) {
   std::string text = R"(
 [assume crp (make_crp 1)]
@@ -113,15 +167,7 @@ std::string program(const std::string& z_kernel, const std::string& mu_kernel) {
 /// The events' indicators over the draws, checked against the exact posterior; and against the posterior for
 /// alpha = 2, what weighing a new table twice (a customer alone offered its own table and a fresh one) resembles.
 void check_partitions(ProgramRun& run) {
-  std::array<std::vector<double>, kN> z;
-  for (size_t i = 0; i < kN; ++i) z[i] = run.column(fmt::format("(z {})", i), kBurnIn);
-  std::array<std::vector<double>, Events::kCount> ind;
-  for (size_t r = 0; r < z[0].size(); ++r) {
-    std::array<double, kN> row{};
-    for (size_t i = 0; i < kN; ++i) row[i] = z[i][r];
-    const auto e = Events::of(row);
-    for (size_t k = 0; k < Events::kCount; ++k) ind[k].push_back(e[k] ? 1 : 0);
-  }
+  const std::array<std::vector<double>, Events::kCount> ind = indicators(run);
   const Exact e = exact(1), wrong = exact(2);
   bool any_rejected = false;
   for (size_t k = 0; k < Events::kCount; ++k) {
@@ -158,6 +204,58 @@ TEST_CASE("crp mixture: gibbs, mh and pgibbs on the assignments, with mh or subs
     CAPTURE(k.mu);
     ProgramRun run(program(std::string(k.z), std::string(k.mu)), k.seed);
     check_partitions(run);
+  }
+}
+
+TEST_CASE("crp with a random alpha: the maker absorbs a move of it") {
+  // Observed customers at tables of 3, 2, 2 and 1: alpha | seating is proportional to e^-a a^4 Gamma(a) / Gamma(a + 8).
+  // (Until the thirty-seventh session a move of alpha made the restaurant again, and the observed customers stopped
+  // the program.)
+  {
+    ProgramRun run(R"(
+[assume alpha (gamma 1 1)]
+[assume crp (make_crp alpha)]
+[observe (crp) 0] [observe (crp) 0] [observe (crp) 1] [observe (crp) 2] [observe (crp) 1] [observe (crp) 0]
+[observe (crp) 3] [observe (crp) 2]
+[infer (repeat 20000 (do (mh default one 1) (collect alpha)))]
+)",
+                   95);
+    const Moments exact = moments_1d(
+        [](double a) { return -a + 4 * std::log(a) + std::lgamma(a) - std::lgamma(a + 8); }, 0, INFINITY);
+    const std::vector<double> alpha = run.column("alpha", kBurnIn);
+    MESSAGE("alpha given the seating: exact " << exact.mean << " +- " << exact.sd);
+    check_mean(alpha, exact.mean, exact.sd);
+    check_sd(alpha, exact.sd);
+    expect_rejected(evaluate_mean(alpha, 1.0, exact.sd));  // the prior's mean
+  }
+  // A mixture whose alpha, assignments and means move together ((mh default all 1): the maker is attached before
+  // the assignments it seats are drawn again, detached after), or one at a time.
+  const ExactRandomAlpha exact = exact_random_alpha();
+  for (const auto& [kernels, seed] :
+       {std::pair{"(mh default all 1) (mh alpha all 'drift 0.5 2) (gibbs z one 6) (mh mu one 'drift 0.5 4)", 96},
+        std::pair{"(mh alpha all 'drift 0.5 2) (mh default one 12)", 97}}) {
+    CAPTURE(kernels);
+    std::string text = R"(
+[assume alpha (scope_include 'alpha 0 (gamma 1 1))]
+[assume crp (make_crp alpha)]
+[assume z (mem (lambda (i) (scope_include 'z i (crp))))]
+[assume mu (mem (lambda (k) (scope_include 'mu k (normal 0 3))))]
+[assume y (lambda (i) (normal (mu (z i)) 1))]
+)";
+    for (size_t i = 0; i < kN; ++i) text += fmt::format("[observe (y {}) {}]\n", i, kY[i]);
+    ProgramRun run(text + fmt::format("[infer (repeat 20000 (do {} (collect alpha (z 0) (z 1) (z 2) (z 3) (z 4) "
+                                      "(z 5))))]\n",
+                                      kernels),
+                   seed);
+    const std::array<std::vector<double>, Events::kCount> ind = indicators(run);
+    for (size_t k = 0; k < Events::kCount; ++k) {
+      MESSAGE(Events::kNames[k] << ": exact " << exact.p[k]);
+      check_probability(ind[k], exact.p[k]);
+    }
+    const std::vector<double> alpha = run.column("alpha", kBurnIn);
+    MESSAGE("alpha: exact " << exact.alpha.mean << " +- " << exact.alpha.sd);
+    check_mean(alpha, exact.alpha.mean, exact.alpha.sd);
+    check_sd(alpha, exact.alpha.sd);
   }
 }
 

@@ -80,14 +80,10 @@ TEST_CASE("hierarchical scale: drift MH reaches the same posterior") {
 // integrated out, p(a | flips) is proportional to gamma(a) B(a + 9, a + 1) / B(a, a).
 double log_beta_fn(double x, double y) { return std::lgamma(x) + std::lgamma(y) - std::lgamma(x + y); }
 
-// Skipped: the runtime rejects every proposal to `a` with "this proposal would change an observed value
-// (the observation at stat.vnt:4:10 cannot absorb the change: the procedure it applies depends on the proposal)"
-// and stops the program. Changing `a` re-makes the coin, and an application whose operator changed is put in D
-// (scaffold/build.cpp), so the observed flips would have to be resampled. Venture handles this with absorbing at applications (AAA): the maker
-// scores the made SP's sufficient statistics, log B(a + heads, a + tails) / B(a, a), and the applications
-// stay put. Seed 84; expected (quadrature below) E[a | flips] = 1.689, sd 1.179, P(next heads) = 0.807;
-// observed: the Error above at the first MH step that picks `a`, so no draws at all.
-TEST_CASE("collapsed coin with a random hyperparameter (needs absorbing at applications)" * doctest::skip()) {
+// Absorbing at applications: a move of `a` keeps the coin and its flips; the maker scores their sufficient statistics,
+// log B(a + heads, a + tails) / B(a, a). (Skipped until the thirty-seventh session: the move re-made the coin, and
+// the observed flips stopped the program with "this proposal would change an observed value".)
+TEST_CASE("collapsed coin with a random hyperparameter: the maker absorbs a move of it") {
   const std::string program = R"(
 [assume a (gamma 2 1)]
 [assume coin (make_beta_bernoulli a a)]

@@ -71,6 +71,22 @@ TEST_CASE("beta_bernoulli with alpha + beta past the largest double") {
       skewed.sp(), {}, {Value(false), Value(true)}, [](double k) { return k == 1 ? 0.75 : 0.25; }, &skewed.aux());
 }
 
+TEST_CASE("make_beta_bernoulli absorbs a change of alpha and beta: it weighs the flips at once and sets them") {
+  const Sp& maker = builtin_sp("make_beta_bernoulli");
+  CHECK(maker.can_absorb(0));
+  CHECK(maker.can_absorb(1));
+  Coin coin = make_coin(1, 1);
+  for (bool x : {true, true, false, true}) coin.sp().incorporate(Value(x), coin.call().args());
+  CHECK(Call(maker, {num(2), num(3)}).log_density(coin.proc) ==
+        doctest::Approx(log_beta(2 + 3, 3 + 1) - log_beta(2, 3)).epsilon(1e-12));
+  CHECK(Call(maker, {num(2), num(-3)}).log_density(coin.proc) == -kInf);
+  // Parameters where lgamma overflows: the flips one by one (each 1/2, as the two counts are equal).
+  CHECK(Call(maker, {num(1e308), num(1e308)}).log_density(coin.proc) == doctest::Approx(4 * std::log(0.5)));
+  maker.incorporate(coin.proc, Call(maker, {num(2), num(3)}).args());
+  CHECK(coin.call().log_density(Value(true)) == doctest::Approx(std::log(5.0 / 9)));
+  CHECK(coin.aux().to_string() == "heads 3, tails 1");
+}
+
 TEST_CASE("beta_bernoulli errors") {
   const Sp& maker = builtin_sp("make_beta_bernoulli");
   Rng rng(kSeed);

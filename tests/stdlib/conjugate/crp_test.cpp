@@ -76,6 +76,24 @@ TEST_CASE("crp: what gibbs weighs for one customer") {
   CHECK(labels(r.sp().enumerate_move(num(3), r.call().args())) == std::vector<double>{0, 1, 3});
 }
 
+TEST_CASE("make_crp absorbs a change of alpha: it weighs the seating by the Ewens formula and sets the new alpha") {
+  const Sp& maker = builtin_sp("make_crp");
+  CHECK(maker.can_absorb(0));
+  Restaurant r = make_restaurant(1);
+  for (double x : {0.0, 0.0, 1.0, 0.0, 2.0}) r.seat(x);
+  // Tables of 3, 1, 1: alpha^3 2! 0! 0! Gamma(alpha) / Gamma(alpha + 5).
+  auto ewens = [](double a) { return 3 * std::log(a) + std::lgamma(3) + std::lgamma(a) - std::lgamma(a + 5); };
+  CHECK(Call(maker, {num(2.5)}).log_density(r.proc) == doctest::Approx(ewens(2.5)).epsilon(1e-12));
+  CHECK(Call(maker, {num(0)}).log_density(r.proc) == -kInf);
+  const double before = r.call().log_density(num(7));  // a new table: 1 / 6
+  maker.incorporate(r.proc, Call(maker, {num(2.5)}).args());
+  CHECK(before == doctest::Approx(std::log(1.0 / 6)));
+  CHECK(r.call().log_density(num(7)) == doctest::Approx(std::log(2.5 / 7.5)));
+  CHECK(r.aux().to_string() == "tables {0: 3, 1: 1, 2: 1}");  // the customers stay
+  maker.incorporate(r.proc, Call(maker, {num(-1)}).args());  // invalid: scored -inf above, so the move is undone
+  CHECK(r.call().log_density(num(7)) == doctest::Approx(std::log(2.5 / 7.5)));
+}
+
 TEST_CASE("crp: values that are not tables") {
   Restaurant r = make_restaurant(2);
   r.seat(0);
