@@ -151,17 +151,24 @@ std::array<std::vector<double>, Events::kCount> indicators(ProgramRun& run) {
   return ind;
 }
 
-std::string program(const std::string& z_kernel, const std::string& mu_kernel) {
-  std::string text = R"(
-[assume crp (make_crp 1)]
+/// The mixture with concentration `alpha` (an expression) and the points observed.
+std::string mixture(const std::string& alpha) {
+  std::string text = fmt::format(R"(
+[assume alpha {}]
+[assume crp (make_crp alpha)]
 [assume z (mem (lambda (i) (scope_include 'z i (crp))))]
 [assume mu (mem (lambda (k) (scope_include 'mu k (normal 0 3))))]
 [assume y (lambda (i) (normal (mu (z i)) 1))]
-)";
+)",
+                                 alpha);
   for (size_t i = 0; i < kN; ++i) text += fmt::format("[observe (y {}) {}]\n", i, kY[i]);
-  return text + fmt::format("[infer (repeat 20000 (do {} {} (collect (z 0) (z 1) (z 2) (z 3) (z 4) (z 5) "
-                            "(mu (z 0)))))]\n",
-                            z_kernel, mu_kernel);
+  return text;
+}
+
+std::string program(const std::string& z_kernel, const std::string& mu_kernel) {
+  return mixture("1") + fmt::format("[infer (repeat 20000 (do {} {} (collect (z 0) (z 1) (z 2) (z 3) (z 4) (z 5) "
+                                    "(mu (z 0)))))]\n",
+                                    z_kernel, mu_kernel);
 }
 
 /// The events' indicators over the draws, checked against the exact posterior; and against the posterior for
@@ -235,18 +242,9 @@ TEST_CASE("crp with a random alpha: the maker absorbs a move of it") {
        {std::pair{"(mh default all 1) (mh alpha all 'drift 0.5 2) (gibbs z one 6) (mh mu one 'drift 0.5 4)", 96},
         std::pair{"(mh alpha all 'drift 0.5 2) (mh default one 12)", 97}}) {
     CAPTURE(kernels);
-    std::string text = R"(
-[assume alpha (scope_include 'alpha 0 (gamma 1 1))]
-[assume crp (make_crp alpha)]
-[assume z (mem (lambda (i) (scope_include 'z i (crp))))]
-[assume mu (mem (lambda (k) (scope_include 'mu k (normal 0 3))))]
-[assume y (lambda (i) (normal (mu (z i)) 1))]
-)";
-    for (size_t i = 0; i < kN; ++i) text += fmt::format("[observe (y {}) {}]\n", i, kY[i]);
-    ProgramRun run(text + fmt::format("[infer (repeat 20000 (do {} (collect alpha (z 0) (z 1) (z 2) (z 3) (z 4) "
-                                      "(z 5))))]\n",
-                                      kernels),
-                   seed);
+    const std::string infer =
+        fmt::format("[infer (repeat 20000 (do {} (collect alpha (z 0) (z 1) (z 2) (z 3) (z 4) (z 5))))]\n", kernels);
+    ProgramRun run(mixture("(scope_include 'alpha 0 (gamma 1 1))") + infer, seed);
     const std::array<std::vector<double>, Events::kCount> ind = indicators(run);
     for (size_t k = 0; k < Events::kCount; ++k) {
       MESSAGE(Events::kNames[k] << ": exact " << exact.p[k]);
