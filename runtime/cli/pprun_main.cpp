@@ -243,7 +243,7 @@ int guarded(const Options& o, const std::function<int()>& fn) {
                                "(at most {} here)\n",
                                o.max_depth_limit);
     return e.kind() == ErrorKind::kInternal ? 1 : 2;
-  } catch (const std::bad_alloc&) {  // the trace itself (a builtin's own allocation is a domain error already)
+  } catch (const std::bad_alloc&) {  // the trace itself (a builtin's own allocation is an Error already)
     std::fflush(stdout);
     std::cerr << "error: out of memory\n";
     return 2;

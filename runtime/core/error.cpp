@@ -15,6 +15,7 @@ std::string_view error_kind_name(ErrorKind kind) {
     case ErrorKind::kParam: return "parameter error";
     case ErrorKind::kInference: return "inference error";
     case ErrorKind::kIo: return "i/o error";
+    case ErrorKind::kOutOfMemory: return "out of memory";
     case ErrorKind::kInternal: return "internal error";
   }
   return "error";

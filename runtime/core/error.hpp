@@ -22,6 +22,7 @@ enum class ErrorKind {
   kParam,
   kInference,
   kIo,
+  kOutOfMemory,  // not an impossibility: a kernel that met it must fail, not reject or weigh a particle zero
   kInternal,
 };
 

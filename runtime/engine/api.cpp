@@ -66,8 +66,8 @@ auto guarded(const Engine& engine, F&& f) {
     return f();
   } catch (const Error& e) {
     translate(e, engine, was_poisoned);
-  } catch (const std::bad_alloc&) {  // the trace itself (a builtin's own allocation is a domain error already)
-    translate(Error(ErrorKind::kDomain, "out of memory"), engine, was_poisoned);
+  } catch (const std::bad_alloc&) {  // the trace itself (a builtin's own allocation is an Error already)
+    translate(Error(ErrorKind::kOutOfMemory, "out of memory"), engine, was_poisoned);
   } catch (const std::exception& e) {  // a bug, but the promise is a RuntimeError
     translate(Error(ErrorKind::kInternal, e.what()), engine, was_poisoned);
   }

@@ -112,6 +112,9 @@ Node* Engine::eval_new_family(const Expr* e) {
 }
 
 void Engine::uneval_and_destroy(Node* root) {
+  // A step that failed half way (a detach out of memory) left the trace inconsistent: it is leaked, not taken apart
+  // (a restaurant would be asked to unseat a customer the half detach already did), and the step's error goes on.
+  if (trace_->poisoned()) return;
   Scaffold none;
   Db db = Db::discarding(*trace_);
   uneval_family(*trace_, none, db, root);
@@ -612,7 +615,7 @@ auto out_of_memory_at(const SourceSpan& span, std::string_view message, F&& f) {
   try {
     return f();
   } catch (const std::bad_alloc&) {
-    throw Error(ErrorKind::kDomain, std::string(message), span);
+    throw Error(ErrorKind::kOutOfMemory, std::string(message), span);
   }
 }
 

@@ -79,7 +79,7 @@ TEST_CASE("a Runtime call that runs out of memory throws, and a poisoned runtime
       break;
     }
     REQUIRE(error);
-    CHECK(error->kind() == "domain error");
+    CHECK(error->kind() == "out of memory");
     CHECK(error->message().starts_with("out of memory"));  // through execute: "... while reading this input ..."
     const size_t notes = occurrences(error->what(), Engine::kPoisonedNote);
     CHECK(notes <= 1);

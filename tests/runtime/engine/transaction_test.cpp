@@ -118,7 +118,7 @@ TEST_CASE("a value whose printing runs out of memory fails its directive, at its
       directives[i](e);
       FAIL("expected an error");
     } catch (const Error& err) {
-      CHECK(err.kind() == ErrorKind::kDomain);
+      CHECK(err.kind() == ErrorKind::kOutOfMemory);
       CHECK(std::string(err.message()) == "out of memory");
       CHECK(span_location(err.span()) == "big.vnt:1:1");
     } catch (const std::bad_alloc&) {

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <new>
 
 #include "runtime/core/diagnostics.hpp"
@@ -17,7 +19,7 @@ class HogSp final : public Sp {
   Value simulate(const Args& /*args*/, Rng& /*rng*/) const override { throw std::bad_alloc(); }
 };
 
-TEST_CASE("an allocation failure inside an SP is a domain error at the application") {
+TEST_CASE("an allocation failure inside an SP is an out-of-memory error at the application") {
   Engine e;
   e.registry().add(std::make_shared<HogSp>());
   test::run(e, "[assume x 1]");
@@ -25,12 +27,49 @@ TEST_CASE("an allocation failure inside an SP is a domain error at the applicati
     test::run(e, "[predict (+ x (hog 3))]");
     FAIL("expected an error");
   } catch (const Error& err) {
-    CHECK(err.kind() == ErrorKind::kDomain);
+    CHECK(err.kind() == ErrorKind::kOutOfMemory);
     CHECK(render_error_line(err) == "test.vnt:1:15: error: hog: out of memory");
   }
   // The failed directive left the trace as it was: the engine goes on.
   CHECK(e.directives().size() == 1);
   CHECK(test::sample_number(e, "(+ x 1)") == 2);
+}
+
+/// A random SP whose draws after the first `allowed` fail to allocate.
+class HungryDrawSp final : public Sp {
+ public:
+  explicit HungryDrawSp(int allowed) : allowed_(allowed) {}
+  std::string_view name() const override { return "hungry"; }
+  bool is_random() const override { return true; }
+  Value simulate(const Args& /*args*/, Rng& rng) const override {
+    if (allowed_-- <= 0) throw std::bad_alloc();
+    return Value(rng.uniform());
+  }
+
+ private:
+  mutable int allowed_;
+};
+
+// A domain error in a proposal is a state of probability zero (rejected; a particle weighed zero); running out of
+// memory is not, and stops the [infer] with the trace as before the failing transition. pgibbs took it for one: a
+// collapsed coin that could not be made for a new table gave its particle weight zero, and the run went on.
+TEST_CASE("running out of memory in a proposal stops the kernel: it is not a state of probability zero") {
+  for (std::string_view kernel : {"(mh default one 1)", "(pgibbs x ordered 2 1)", "(gibbs default one 1)"}) {
+    CAPTURE(kernel);
+    Engine e(3);
+    e.registry().add(std::make_shared<HungryDrawSp>(1));
+    test::run(e, "[assume x (scope_include 'x 0 (hungry))] [observe (normal x 1) 0.5]");
+    const std::string before = test::fingerprint_of(e);
+    try {
+      test::run(e, fmt::format("[infer {}]", kernel));
+      FAIL("expected an error");
+    } catch (const Error& err) {
+      CHECK(err.kind() == (kernel.starts_with("(gibbs") ? ErrorKind::kInference
+                                                                          : ErrorKind::kOutOfMemory));
+      CHECK(render_error_line(err).starts_with("test.vnt:1:"));
+    }
+    CHECK(test::fingerprint_of(e) == before);
+  }
 }
 
 TEST_CASE("a size past the builtin limit is reported at the application, before any allocation") {
