@@ -110,18 +110,17 @@ class Builder {
       std::copy_if(s_.border.begin(), s_.border.end(), std::back_inserter(ordered), std::not_fn(maker));
       s_.border = std::move(ordered);
     }
+    // An observed choice in D is unconstrained by the detach and constrained again by the regen when the procedure
+    // it applies changed (a collapsed coin picked by a moved key: its flip moves to the new coin). A change of its
+    // operands it must absorb: an SP that cannot (none yet) would have it drawn again.
     for (Node* n : order_) {
-      if (s_.is_resampling(n) && n->constrained &&
+      if (s_.is_resampling(n) && n->constrained && !s_.is_resampling(as_output(n)->op) &&
           std::find(principals.begin(), principals.end(), n) == principals.end()) {
         SourceSpan span = n->expr ? n->expr->span : SourceSpan{};
-        // An application whose operator changed is always in D (can_absorb_change): say so, since nothing in
-        // the observed expression itself looks random (a coin made from a random alpha, or picked by a mem key).
-        bool new_operator = n->kind == NodeKind::kOutput && s_.is_resampling(as_output(n)->op);
         throw Error(ErrorKind::kInference,
                     fmt::format("this proposal would change an observed value (the observation at {} cannot "
-                                "absorb the change{})",
-                                span_location(span).empty() ? "?" : span_location(span),
-                                new_operator ? ": the procedure it applies depends on the proposal" : ""),
+                                "absorb the change)",
+                                span_location(span).empty() ? "?" : span_location(span)),
                     span);
       }
     }

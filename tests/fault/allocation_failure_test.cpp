@@ -40,7 +40,8 @@ struct CsvFile {
 // A partitioned w whose sections hold deterministic nodes (the products), left stale by the subsampled moves at
 // the end; a mem'd procedure, made SPs (a coin, a restaurant whose tables grow and shrink and whose maker absorbs
 // a move of its alpha), a scope other than default, a plate and rows kept as families; two observations whose
-// choices a move of k makes again, one reading the other's (constrained at their breaks).
+// choices a move of k makes again, one reading the other's (constrained at their breaks); a flip of the collapsed coin
+// a customer's table picks, which a move of the customer takes to another coin.
 std::string model(const std::string& csv) {
   return "[assume w (scope_include 'w 0 (normal 0 1))]"
          "[assume s (scope_include 's 0 (gamma 2 2))]"
@@ -54,6 +55,7 @@ std::string model(const std::string& csv) {
          "[assume ca (scope_include 'ca 0 (gamma 2 1))] [assume crp (make_crp ca)]"
          "[assume t (mem (lambda (i) (scope_include 't i (crp))))]"
          "[observe (normal (t 0) 1) 0.3] [observe (normal (t 1) 1) 1.6] [assume t2 (t 2)]"
+         "[assume cs (mem (lambda (i) (make_beta_bernoulli 1 1)))] [observe ((cs (t 1))) true]"
          "[assume z (if (coin) (normal (f 1) 1) (f 2))]"
          "[assume k (scope_include 'k 0 (flip))] [assume m (if k (normal w 1) (normal 0 2))]"
          "[observe (if k (normal m 1) (normal m 3)) 0.1] [observe m 0.4]"

@@ -60,6 +60,16 @@ TEST_CASE("rejected moves restore the auxiliary state of a collapsed coin") {
       spec("default"), {}, 30);
 }
 
+TEST_CASE("rejected moves restore observations taken from one collapsed coin to another") {
+  check_reject_restores(
+      "[assume crp (make_crp 1)]"
+      "[assume z (mem (lambda (i) (crp)))]"
+      "[assume coins (mem (lambda (k) (make_beta_bernoulli 1 1)))]"
+      "[observe ((coins (z 1))) true] [observe ((coins (z 2))) false] [observe ((coins (z 3))) true]"
+      "[predict ((coins (z 1)))]",
+      spec("default"), {}, 40);
+}
+
 TEST_CASE("rejected drift on a block of all choices restores the trace") {
   check_reject_restores(
       "[assume w (scope_include 'w 0 (multivariate_normal (vector 0 0) (id_matrix 2)))]"
