@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The reference posteriors that examples/regression.vnt, examples/mixture.vnt, examples/hmm.vnt,
-examples/state_space.vnt and examples/dpm.vnt state in their comments, and tests/cli/examples.sh checks their
+examples/state_space.vnt, examples/dpm.vnt and examples/dpm_collapsed.vnt state in their comments, and tests/cli/examples.sh checks their
 summaries against: posterior means and sds by numerical integration (midpoint rule on a grid wide enough that
 widening it changes no printed digit), for the hidden Markov model by the forward-backward recursions, for the
-state-space model by the Kalman smoother on a grid of its coefficient, and for the Dirichlet process mixture by
-summing over every partition of its points. Plain Python, no numpy: about 15 s.
+state-space model by the Kalman smoother on a grid of its coefficient, and for the Dirichlet process mixtures by
+summing over every partition of their points (for the collapsed one, with its concentration integrated out on a
+grid of its logarithm). Plain Python, no numpy: about 15 s.
 
     python3 scripts/example_references.py
 """
@@ -24,6 +25,11 @@ MIXTURE = [3.2, -2.4, 2.5, 3.6, -2.8, -1.2, 2.2, -1.5, -3.4, 4.4, 2.7, 2.5]
 
 # examples/dpm.vnt: z ~ CRP(1), mu_k ~ N(0, 3), y_i ~ N(mu_{z_i}, 1).
 DPM = [-2.3, -1.9, -2.8, 0.6, 2.4, 2.9, 1.8, 3.3]
+
+# examples/dpm_collapsed.vnt: alpha ~ gamma(1, 1), z ~ CRP(alpha), each table's feature f a collapsed coin of
+# weight beta(0.5, 0.5), item i's features flips of its table's coins.
+ITEMS = [(1, 1, 0, 0), (1, 1, 0, 1), (1, 0, 0, 0), (1, 1, 0, 0), (0, 0, 1, 1), (0, 1, 1, 1), (0, 0, 1, 1),
+         (0, 0, 0, 1)]
 
 # examples/hmm.vnt: s_0 ~ flip(0.5), s_t ~ flip(0.9 if s_{t-1} else 0.2), y_t ~ N(1 if s_t else -1, 1.2).
 HMM = [0.8, 0.6, 1.1, -0.6, 0.9, 1.3, 1.9, 0.0, 0.5, -1.4, -1.6, -3.6, -2.7, 0.3, -3.6, 2.0, 1.4, 0.6, 1.6, 1.6]
@@ -151,19 +157,21 @@ def state_space():
         mo.show("state_space.vnt")
 
 
+def partitions(n):
+    """Every partition of 0..n-1, as lists of blocks."""
+    if n == 0:
+        yield []
+        return
+    for p in partitions(n - 1):
+        for k in range(len(p)):
+            yield p[:k] + [p[k] + [n - 1]] + p[k + 1:]
+        yield p + [[n - 1]]
+
+
 def dpm():
     """Every partition of the points (4140), weighed by the CRP's Ewens prior and each cluster's marginal likelihood
     (mu integrated out); the mean of point 0's component given its cluster, N(v s / (1 + v n), v / (1 + v n))."""
     alpha, v = 1.0, 9.0
-
-    def partitions(n):
-        if n == 0:
-            yield []
-            return
-        for p in partitions(n - 1):
-            for k in range(len(p)):
-                yield p[:k] + [p[k] + [n - 1]] + p[k + 1:]
-            yield p + [[n - 1]]
 
     def log_marginal(c):
         n, s, q = len(c), sum(DPM[i] for i in c), sum(DPM[i] ** 2 for i in c)
@@ -182,9 +190,47 @@ def dpm():
     m.show("dpm.vnt")
 
 
+def dpm_collapsed():
+    """Every partition of the items, weighed by each table's beta-binomial marginal likelihood of each feature and
+    prod (n_k - 1)! times the Ewens factor alpha^K Gamma(alpha) / Gamma(alpha + n) integrated against alpha's prior
+    (midpoint rule in log alpha on [-25, 8]: the integrand is alpha^(K+1) near 0 and e^-alpha alpha^(K-n) far
+    out); alpha's moments from the same integrals."""
+    n, a, b = len(ITEMS), 0.5, 0.5
+    us = grid(-25, 8, 40000)
+    du = 33 / 40000
+
+    def ewens(k, power):  # integral of alpha^power e^-alpha alpha^K Gamma(alpha) / Gamma(alpha + n) d alpha
+        return sum(math.exp((k + power + 1) * u - math.exp(u) + math.lgamma(math.exp(u)) -
+                            math.lgamma(math.exp(u) + n)) for u in us) * du
+
+    mass = {k: [ewens(k, p) for p in range(3)] for k in range(1, n + 1)}
+
+    def log_marginal(c):
+        lw = 0.0
+        for f in range(len(ITEMS[0])):
+            h = sum(ITEMS[i][f] for i in c)
+            t = len(c) - h
+            lw += math.lgamma(a + h) + math.lgamma(b + t) - math.lgamma(a + b + h + t)
+            lw -= math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+        return lw
+
+    m = Moments()
+    alpha = [0.0, 0.0]
+    for p in partitions(n):
+        base = math.exp(sum(math.lgamma(len(c)) + log_marginal(c) for c in p))
+        w = base * mass[len(p)][0]
+        z = {i: k for k, c in enumerate(p) for i in c}
+        m.add(w, K=len(p), same01=float(z[0] == z[1]), same23=float(z[2] == z[3]), same34=float(z[3] == z[4]))
+        alpha[0] += base * mass[len(p)][1]
+        alpha[1] += base * mass[len(p)][2]
+    m.sums["alpha"] = alpha
+    m.show("dpm_collapsed.vnt")
+
+
 if __name__ == "__main__":
     regression()
     mixture()
     hmm()
     state_space()
     dpm()
+    dpm_collapsed()

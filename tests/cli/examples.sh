@@ -86,11 +86,19 @@ check_column h_50 0.0020 0.2396
 
 run "$EX/dpm.vnt" --seed "$SEED"
 expect_rc 0 "dpm.vnt"
-check_column K 3.1838 0.9466  # a sum over the partitions of the points (scripts/example_references.py)
-check_probability same01 0.7287
-check_probability same03 0.0894
-check_probability same34 0.5139
-check_column mu_z0 -2.1349 0.7244
+check_column '(K)' 3.1838 0.9466  # a sum over the partitions of the points (scripts/example_references.py)
+check_probability '(same01)' 0.7287
+check_probability '(same03)' 0.0894
+check_probability '(same34)' 0.5139
+check_column '(mu_z0)' -2.1349 0.7244
+
+run "$EX/dpm_collapsed.vnt" --seed "$SEED"
+expect_rc 0 "dpm_collapsed.vnt"
+check_column '(K)' 3.6409 1.2789  # the partitions summed over, alpha integrated out (scripts/example_references.py)
+check_probability '(same01)' 0.5184
+check_probability '(same23)' 0.5510
+check_probability '(same34)' 0.0259
+check_column alpha 1.5720 1.1792
 
 # MNIST: the data files load and the kernel runs (its posterior has no reference; bench_mnist_risk scores it).
 run "$EX/bayes_lr/mnist.vnt" --seed "$SEED" --param T=20 --param eps=0.01
