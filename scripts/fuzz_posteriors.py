@@ -9,7 +9,9 @@
 # With VNT_FUZZ_SHAPE=chain the models are chains instead (each coin reads the one or two before it, observations
 # read one or two neighbours), the shape pgibbs is made for and seldom refuses, under kernels of their own; with
 # VNT_FUZZ_SHAPE=crp, Dirichlet process mixtures of coins: customers of a make_crp restaurant, a mem'd coin per table
-# (brush that tables bring and take away), observations through the table coins and through who sits with whom.
+# (brush that tables bring and take away), observations through the table coins and through who sits with whom,
+# and in half the models flips of a collapsed coin per table (make_beta_bernoulli), which a move of the customer
+# takes from one table's coin to another's.
 # SPDX-License-Identifier: Apache-2.0
 """usage: fuzz_posteriors.py PPRUN FIRST LAST [OUTDIR]   (seeds FIRST..LAST; disagreeing models are kept in OUTDIR)
        fuzz_posteriors.py --reduce PPRUN MODEL             (prints a smaller model that still disagrees)"""
@@ -80,6 +82,8 @@ def text(e):
         return f"({e[1]} {text(e[2])})"
     if kind == "draw":
         return f"({e[1]})"
+    if kind == "collapsed":  # a flip of the collapsed coin the key picks
+        return f"(({e[1]} {text(e[2])}))"
     return "(" + " ".join([kind] + [text(x) for x in e[1:]]) + ")"
 
 
@@ -104,6 +108,7 @@ class Run:
     def __init__(self, model, prefix):
         self.model, self.prefix, self.used, self.logw = model, prefix, 0, 0.0
         self.env, self.memo = {}, {}
+        self.counts = {}  # a collapsed coin's (heads, tails) by key
 
     def coin(self, p):
         if self.used == len(self.prefix):
@@ -145,6 +150,13 @@ class Run:
         if kind == "flip":
             p = self.eval(e[1], scope)
             self.logw += math.log(p if observed else 1 - p)
+            return observed
+        if kind == "collapsed":  # the coin's posterior predictive given the flips scored before: their joint, in any order
+            a, b = self.model.collapsed
+            heads, tails = self.counts.get(self.eval(e[2], scope), (0, 0))
+            p = (a + heads) / (a + b + heads + tails)
+            self.logw += math.log(p if observed else 1 - p)
+            self.counts[self.eval(e[2], scope)] = (heads + observed, tails + (not observed))
             return observed
         assert kind == "normal", e
         m, s = self.eval(e[1], scope), self.eval(e[2], scope)
@@ -214,9 +226,12 @@ def exact_posterior(model):
 class Model:
     def __init__(self):
         self.directives, self.procs, self.observed_vars, self.queries = [], {}, {}, []
+        self.collapsed = None  # (alpha, beta) of the collapsed coins `cc`, if the model has them
 
     def vnt(self, kernel):
         lines = []
+        if self.collapsed is not None:
+            lines.append(f"[assume cc (mem (lambda (k) (make_beta_bernoulli {self.collapsed[0]} {self.collapsed[1]})))]")
         for name, p in self.procs.items():
             lam = f"(lambda ({p['param']}) {text(p['body'])})"
             lines.append(f"[assume {name} {'(mem ' + lam + ')' if p['mem'] else lam}]")
@@ -302,6 +317,11 @@ def generate_restaurant(rnd):
             same = ("=", ("var", f"c{i}"), ("var", f"c{j}"))
             p = ("if", same, ("const", round(rnd.uniform(0.1, 0.9), 2)), ("const", round(rnd.uniform(0.1, 0.9), 2)))
             m.directives.append(("observe", ("flip", p), rnd.random() < 0.5))
+    if rnd.random() < 0.5:
+        m.collapsed = (rnd.choice([0.5, 1, 2]), rnd.choice([0.5, 1, 2]))
+        for _ in range(rnd.randint(1, 2 * n)):
+            i = rnd.randrange(n)
+            m.directives.append(("observe", ("collapsed", "cc", ("var", f"c{i}")), rnd.random() < 0.6))
     return m, rnd.choice([k for k in CRP_KERNELS if KERNEL_HAS in k])
 
 

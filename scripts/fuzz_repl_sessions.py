@@ -65,8 +65,9 @@ def session(seed):
         if r < 0.25:
             lines.append(f"{label}[assume {rng.choice(NAMES)} {expr()}]")
         elif r < 0.45:
+            # ((f k)): of the procedure f gives for k, a coin of a mem'd family picked by a random key, say
             target = rng.choice([expr(), f"({rng.choice(NAMES)} {value()})", f"({rng.choice(NAMES)})",
-                                 rng.choice(NAMES)])
+                                 rng.choice(NAMES), f"(({rng.choice(NAMES)} {value()}))"])
             lines.append(f"{label}[observe {target} {rng.choice(OBSERVED)}]")
         elif r < 0.55:
             lines.append(f"{label}[predict {rng.choice([expr(), value()])}]")
