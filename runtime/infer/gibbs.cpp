@@ -54,8 +54,7 @@ std::vector<std::vector<Value>> supports(const std::vector<Node*>& principals, c
         refuse(spec, n, "whose values can be listed only for a move of it alone (use block one)");
     }
     if (!values || values->empty())
-      refuse(spec, n, "whose values cannot be enumerated (gibbs takes flip, bernoulli, categorical, "
-                      "make_beta_bernoulli coins and make_crp tables)");
+      refuse(spec, n, fmt::format("whose values cannot be enumerated (gibbs takes {})", kEnumerableChoices));
     for (const Node* operand : o->operands)
       if (scaffold.is_resampling(operand))
         refuse(spec, n, "whose values depend on another choice of the block (use block one)");

@@ -191,9 +191,8 @@ void validate_block(Trace& trace, const BlockSpec& spec, ChoiceValues needs, boo
                   spec.span);
     if (needs == ChoiceValues::kEnumerable && (p == nullptr || !enumerable(*p, as_output(n))))
       throw Error(ErrorKind::kInference,
-                  fmt::format("{}: scope '{}' includes {} at {}, whose values cannot be enumerated ({} takes flip, "
-                              "bernoulli, categorical, make_beta_bernoulli coins and make_crp tables)",
-                              spec.kernel, spec.scope, name, span_location(where), spec.kernel),
+                  fmt::format("{}: scope '{}' includes {} at {}, whose values cannot be enumerated ({} takes {})",
+                              spec.kernel, spec.scope, name, span_location(where), spec.kernel, kEnumerableChoices),
                   spec.span);
   }
 }

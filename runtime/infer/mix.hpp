@@ -43,6 +43,10 @@ std::vector<Value> ordered_blocks(Trace& trace, const BlockSpec& spec);
 /// What a kernel needs of the values of the choices it moves.
 enum class ChoiceValues { kAny, kReal /* 'drift */, kEnumerable /* gibbs */ };
 
+/// The choices whose values can be enumerated, as the errors about the others list them.
+inline constexpr const char* kEnumerableChoices =
+    "flip, bernoulli, categorical, draws of make_beta_bernoulli and make_dir_cat procedures, make_crp tables";
+
 /// Checks before a run that the block exists and has random choices, and that every choice it can select has the
 /// values `needs` asks for. Throws kInference naming the scope and the reason. A scope the program names
 /// (`in_program`) but that is empty right now (e.g. tagged inside an untaken branch) is accepted: its kernel makes

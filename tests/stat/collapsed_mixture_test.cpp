@@ -1,4 +1,4 @@
-// Mixtures of collapsed coins: each observed flip is of the coin its latent key picks (`((coins (z i)))`), so a move
+// Mixtures of collapsed coins (and categoricals): each observed flip is of the coin its latent key picks (`((coins (z i)))`), so a move
 // of the key takes the observation from one coin to another. Against the exact posterior: all 2^6 assignments of a
 // two-coin mixture, all 203 partitions of a Dirichlet process mixture (the CRP's Ewens prior times each table's
 // beta-binomial marginal likelihood, the coins' weights integrated out), and a key that switches an observation
@@ -195,6 +195,71 @@ TEST_CASE("a Dirichlet process mixture of collapsed coins: the assignments' post
     ProgramRun run(model + fmt::format("[infer (repeat 20000 (do {} {}))]\n", k.text, collect_z()), k.seed);
     check_events(run, exact, wrong);
   }
+}
+
+// The same with collapsed categoricals (make_sym_dir_cat) over three categories: each key's component draws its
+// points from a categorical whose probabilities, dirichlet(0.5, 0.5, 0.5), are integrated out.
+TEST_CASE("two collapsed categoricals picked by latent keys: the assignments' posterior over all of them") {
+  constexpr std::array<int, kN> kCategory = {0, 0, 2, 1, 1, 0};
+  constexpr double kAlpha = 0.5;
+  auto log_marginal_die = [&](const std::vector<size_t>& members) {
+    std::array<double, 3> counts{};
+    for (size_t i : members) counts[static_cast<size_t>(kCategory[i])] += 1;
+    double w = std::lgamma(3 * kAlpha) - std::lgamma(3 * kAlpha + static_cast<double>(members.size()));
+    for (double n : counts) w += std::lgamma(kAlpha + n) - std::lgamma(kAlpha);
+    return w;
+  };
+  Probabilities exact{};
+  double total = 0;
+  for (unsigned bits = 0; bits < (1U << kN); ++bits) {
+    std::array<std::vector<size_t>, 2> members;
+    std::array<double, kN> z{};
+    for (size_t i = 0; i < kN; ++i) {
+      z[i] = (bits >> i) & 1U;
+      members[(bits >> i) & 1U].push_back(i);
+    }
+    total += add_events(exact, z, log_marginal_die(members[0]) + log_marginal_die(members[1]));
+  }
+  for (double& x : exact) x /= total;
+  std::string model = fmt::format(R"(
+[assume z (mem (lambda (i) (scope_include 'z i (flip 0.5))))]
+[assume dice (mem (lambda (k) (make_sym_dir_cat {} 3)))]
+)",
+                                  kAlpha);
+  for (size_t i = 0; i < kN; ++i) model += fmt::format("[observe ((dice (z {}))) {}]\n", i, kCategory[i]);
+  for (const Kernel& k : {Kernel{"(gibbs z one 6)", 109}, Kernel{"(mh z one 6)", 110}}) {
+    CAPTURE(k.text);
+    ProgramRun run(model + fmt::format("[infer (repeat 20000 (do {} {}))]\n", k.text, collect_z()), k.seed);
+    check_events(run, exact, uninformed());
+  }
+}
+
+// A random concentration: make_sym_dir_cat absorbs a move of it. Draws 0, 0, 0, 2, 0, 1, 0 observed: a | draws is
+// proportional to e^-a Gamma(3a) / Gamma(3a + 7) Gamma(a + 5) Gamma(a + 1)^2 / Gamma(a)^3.
+TEST_CASE("a collapsed categorical with a random concentration: the maker absorbs a move of it") {
+  ProgramRun run(R"(
+[assume a (gamma 1 1)]
+[assume die (make_sym_dir_cat a 3)]
+[observe (die) 0] [observe (die) 0] [observe (die) 0] [observe (die) 2] [observe (die) 0] [observe (die) 1]
+[observe (die) 0]
+[infer (repeat 20000 (do (mh default one 1) (collect a (die))))]
+)",
+                 111);
+  auto log_post = [](double a) {
+    return -a + std::lgamma(3 * a) - std::lgamma(3 * a + 7) + std::lgamma(a + 5) + 2 * std::lgamma(a + 1) -
+           3 * std::lgamma(a);
+  };
+  const Moments exact = moments_1d(log_post, 0, INFINITY);
+  const std::vector<double> a = run.column("a", kBurnIn);
+  MESSAGE("a given the draws: exact " << exact.mean << " +- " << exact.sd);
+  check_mean(a, exact.mean, exact.sd);
+  check_sd(a, exact.sd);
+  expect_rejected(evaluate_mean(a, 1.0, exact.sd));  // the prior's mean
+  // The next draw is 0 with probability E[(a + 5) / (3a + 7)].
+  const double m0 = integrate([&](double x) { return std::exp(log_post(x)); }, 0, INFINITY);
+  const double p0 = integrate([&](double x) { return (x + 5) / (3 * x + 7) * std::exp(log_post(x)); }, 0, INFINITY) / m0;
+  MESSAGE("P(next draw = 0): exact " << p0);
+  check_probability(indicator(run.column("(die)", kBurnIn), 0), p0);
 }
 
 // The key picks a primitive procedure or a compound one: the observation moves between the application itself and
