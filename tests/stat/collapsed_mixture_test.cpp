@@ -1,4 +1,4 @@
-// Mixtures of collapsed coins (and categoricals): each observed flip is of the coin its latent key picks (`((coins (z i)))`), so a move
+// Mixtures of collapsed coins (and categoricals, normals): each observed flip is of the coin its latent key picks (`((coins (z i)))`), so a move
 // of the key takes the observation from one coin to another. Against the exact posterior: all 2^6 assignments of a
 // two-coin mixture, all 203 partitions of a Dirichlet process mixture (the CRP's Ewens prior times each table's
 // beta-binomial marginal likelihood, the coins' weights integrated out), and a key that switches an observation
@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <numbers>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -260,6 +261,75 @@ TEST_CASE("a collapsed categorical with a random concentration: the maker absorb
   const double p0 = integrate([&](double x) { return (x + 5) / (3 * x + 7) * std::exp(log_post(x)); }, 0, INFINITY) / m0;
   MESSAGE("P(next draw = 0): exact " << p0);
   check_probability(indicator(run.column("(die)", kBurnIn), 0), p0);
+}
+
+// A Dirichlet process mixture of Gaussians with unknown means and variances, both integrated out (make_nig_normal):
+// the components' marginal likelihoods in closed form, against all 203 partitions.
+TEST_CASE("a Dirichlet process mixture of collapsed normals (normal-inverse-gamma): all partitions") {
+  constexpr std::array<double, kN> kY = {-2.1, -1.7, 0.4, 2.2, 2.9, -2.6};
+  constexpr double kM = 0, kV = 4, kShape = 2, kScale = 1;
+  auto log_marginal_nig = [&](const std::vector<size_t>& members) {
+    double n = 0, s = 0, q = 0;
+    for (size_t i : members) n += 1, s += kY[i], q += kY[i] * kY[i];
+    const double vn = 1 / (1 / kV + n), mn = vn * (kM / kV + s), an = kShape + n / 2;
+    const double bn = kScale + 0.5 * (q + kM * kM / kV - mn * mn / vn);
+    return std::lgamma(an) - std::lgamma(kShape) + kShape * std::log(kScale) - an * std::log(bn) +
+           0.5 * std::log(vn / kV) - n / 2 * std::log(2 * std::numbers::pi);
+  };
+  auto exact_for = [&](double alpha) {
+    Probabilities p{};
+    double total = 0;
+    Partition part;
+    all_partitions(0, part, [&](const Partition& q) {
+      double lw = static_cast<double>(q.size()) * std::log(alpha);
+      std::array<double, kN> z{};
+      for (size_t c = 0; c < q.size(); ++c) {
+        lw += std::lgamma(static_cast<double>(q[c].size())) + log_marginal_nig(q[c]);
+        for (size_t i : q[c]) z[i] = static_cast<double>(c);
+      }
+      total += add_events(p, z, lw);
+    });
+    for (double& x : p) x /= total;
+    return p;
+  };
+  std::string model = fmt::format(R"(
+[assume crp (make_crp 1)]
+[assume z (mem (lambda (i) (scope_include 'z i (crp))))]
+[assume component (mem (lambda (k) (make_nig_normal {} {} {} {})))]
+)",
+                                  kM, kV, kShape, kScale);
+  for (size_t i = 0; i < kN; ++i) model += fmt::format("[observe ((component (z {}))) {}]\n", i, kY[i]);
+  const Probabilities exact = exact_for(1), wrong = exact_for(4);
+  for (const Kernel& k : {Kernel{"(gibbs z one 6)", 112}, Kernel{"(mh z one 6)", 113}}) {
+    CAPTURE(k.text);
+    ProgramRun run(model + fmt::format("[infer (repeat 20000 (do {} {}))]\n", k.text, collect_z()), k.seed);
+    check_events(run, exact, wrong);
+  }
+}
+
+// A random prior mean: make_nig_normal absorbs a move of it. m | draws is proportional to N(m; 0, 2) p(draws | m).
+TEST_CASE("a collapsed normal with a random prior mean: the maker absorbs a move of it") {
+  ProgramRun run(R"(
+[assume m (scope_include 'm 0 (normal 0 2))]
+[assume g (make_nig_normal m 0.5 2 1)]
+[observe (g) 1.9] [observe (g) 2.6] [observe (g) 1.4] [observe (g) 2.2]
+[infer (repeat 20000 (do (mh m one 'drift 1 1) (collect m)))]
+)",
+                 114);
+  const std::array<double, 4> ys = {1.9, 2.6, 1.4, 2.2};
+  auto log_post = [&](double m) {
+    const double v = 0.5, a = 2, b = 1, n = 4;
+    double s = 0, q = 0;
+    for (double y : ys) s += y, q += y * y;
+    const double vn = 1 / (1 / v + n), mn = vn * (m / v + s), bn = b + 0.5 * (q + m * m / v - mn * mn / vn);
+    return log_normal_pdf(m, 0, 2) - (a + n / 2) * std::log(bn);  // the terms free of m dropped
+  };
+  const Moments exact = moments_1d(log_post, -30, 30);
+  const std::vector<double> m = run.column("m", kBurnIn);
+  MESSAGE("m given the draws: exact " << exact.mean << " +- " << exact.sd);
+  check_mean(m, exact.mean, exact.sd);
+  check_sd(m, exact.sd);
+  expect_rejected(evaluate_mean(m, 0.0, exact.sd));  // the prior's mean
 }
 
 // The key picks a primitive procedure or a compound one: the observation moves between the application itself and
