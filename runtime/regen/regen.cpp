@@ -590,12 +590,24 @@ double Regen::restore_family(Node* root) {
   return w;
 }
 
+std::string Regen::describe_end(Node* from) const {
+  Node* n = from;
+  for (Node* next = t_.passed_on(n); next != nullptr; next = t_.passed_on(n)) n = next;
+  if (n->kind == NodeKind::kOutput && is_procedure(as_output(n)->op->value))
+    return fmt::format("an application of {}, which is not random",
+                       std::get<ProcPtr>(as_output(n)->op->value)->name());
+  return fmt::format("the value {}", to_string(n->value));
+}
+
 double Regen::constrain(Node* root, Node* from) {
   auto obs = t_.observations().find(root);
   VNT_ASSERT(obs != t_.observations().end(), "observation root without a value");
   Node* c = t_.constrainable(from);
   if (c == nullptr)
-    throw Error(ErrorKind::kInference, "the observed expression no longer ends in a random choice", span_of(root));
+    throw Error(ErrorKind::kInference,
+                fmt::format("the observed expression no longer ends in a random choice: it ends in {}",
+                            describe_end(from)),
+                span_of(root));
   // Its other branch ends in a choice another observation holds (`(if b a ...)` with a observed too): one value
   // cannot be two observations.
   if (c->constrained)

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "runtime/regen/db.hpp"
@@ -170,6 +171,8 @@ class Regen {
   double constrain(Node* root, Node* from);
 
  private:
+  /// What the chain from `from` ends in, when it is not a random choice: for the error that says so.
+  std::string describe_end(Node* from) const;
   /// Where the regen makes again the choice an observation of the border ends in, or decides which choice that is:
   /// its first node the regen applies that has a proposed operator, a requested family made again, or that is the
   /// choice. Constrained as soon as `at` is applied, before anything reads the simulated value (the observation's
