@@ -5,9 +5,12 @@
 // between a primitive and a compound procedure.
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <array>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <numbers>
 #include <string>
@@ -330,6 +333,32 @@ TEST_CASE("a collapsed normal with a random prior mean: the maker absorbs a move
   check_mean(m, exact.mean, exact.sd);
   check_sd(m, exact.sd);
   expect_rejected(evaluate_mean(m, 0.0, exact.sd));  // the prior's mean
+}
+
+// Rows of observe_csv are kept as families when the procedure is compound: each row's flip of the coin k picks
+// follows a move of k like a single observation. p(k | rows) is proportional to the coins' marginal likelihoods.
+TEST_CASE("observe_csv rows whose coin a latent key picks move with it") {
+  const std::filesystem::path csv =
+      std::filesystem::temp_directory_path() / fmt::format("vnt_collapsed_rows_{}.csv", ::getpid());
+  std::ofstream(csv) << "y\n1\n1\n0\n1\n";
+  ProgramRun run(fmt::format(R"(
+[assume k (flip 0.5)]
+[assume coins (mem (lambda (i) (make_beta_bernoulli 1 1)))]
+[assume f (lambda (x) ((coins k)))]
+[observe_csv f "{}" y]
+[observe ((coins true)) true]
+[infer (repeat 20000 (do (mh default one 1) (collect k)))]
+)",
+                             csv.string()),
+                 115);
+  std::filesystem::remove(csv);
+  // k true: one coin with 4 heads and 1 tail; k false: 3 heads and 1 tail on one coin, 1 head on the other.
+  const double if_true = std::exp(log_beta_fn(5, 2)), if_false = std::exp(log_beta_fn(4, 2) + log_beta_fn(2, 1));
+  const double exact = if_true / (if_true + if_false);
+  const std::vector<double> k = run.column("k", kBurnIn);
+  MESSAGE("p(k | rows): exact " << exact);
+  check_probability(k, exact);
+  expect_rejected(evaluate_probability(k, 0.5));
 }
 
 // The key picks a primitive procedure or a compound one: the observation moves between the application itself and
