@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The reference posteriors that examples/regression.vnt, examples/mixture.vnt, examples/hmm.vnt,
-examples/state_space.vnt, examples/dpm.vnt and examples/dpm_collapsed.vnt state in their comments, and tests/cli/examples.sh checks their
-summaries against: posterior means and sds by numerical integration (midpoint rule on a grid wide enough that
+examples/state_space.vnt, examples/dpm.vnt and examples/dpm_collapsed.vnt state in their comments, and
+tests/cli/examples.sh checks their summaries against: posterior means and sds by numerical integration (midpoint rule on a grid wide enough that
 widening it changes no printed digit), for the hidden Markov model by the forward-backward recursions, for the
 state-space model by the Kalman smoother on a grid of its coefficient, and for the Dirichlet process mixtures by
 summing over every partition of their points (for the collapsed one, with its concentration integrated out on a

@@ -151,7 +151,7 @@ class Run:
             p = self.eval(e[1], scope)
             self.logw += math.log(p if observed else 1 - p)
             return observed
-        if kind == "collapsed":  # the coin's posterior predictive given the flips scored before: their joint, in any order
+        if kind == "collapsed":  # the predictive given the flips scored before: their joint, in any order
             a, b = self.model.collapsed
             heads, tails = self.counts.get(self.eval(e[2], scope), (0, 0))
             p = (a + heads) / (a + b + heads + tails)
@@ -231,7 +231,8 @@ class Model:
     def vnt(self, kernel):
         lines = []
         if self.collapsed is not None:
-            lines.append(f"[assume cc (mem (lambda (k) (make_beta_bernoulli {self.collapsed[0]} {self.collapsed[1]})))]")
+            a, b = self.collapsed
+            lines.append(f"[assume cc (mem (lambda (k) (make_beta_bernoulli {a} {b})))]")
         for name, p in self.procs.items():
             lam = f"(lambda ({p['param']}) {text(p['body'])})"
             lines.append(f"[assume {name} {'(mem ' + lam + ')' if p['mem'] else lam}]")

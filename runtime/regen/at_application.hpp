@@ -19,9 +19,9 @@ SourceSpan span_of(const Node* n);
 
 /// Runs one step of an SP (simulate, log_density) at the application `at`: SP errors get its span, and an
 /// allocation that fails (a huge size the SP did not reject) is the program's error there too (§7.5), of its own
-/// kind: a kernel that took it for a domain error would reject the proposal, or weigh a particle zero, and go on. Regen and
-/// the sections scored from values (chains, sections evaluated in place) locate errors alike. The span is made only
-/// for an error: a copy holds its file, one atomic count more and less per step on the hot path.
+/// kind: a kernel that took it for a domain error would reject the proposal, or weigh a particle zero, and go on.
+/// Regen and the sections scored from values (chains, sections evaluated in place) locate errors alike. The span is
+/// made only for an error: a copy holds its file, one atomic count more and less per step on the hot path.
 template <class F>
 auto at_application(const Sp& sp, const Node* at, F&& step) -> decltype(step()) {
   try {

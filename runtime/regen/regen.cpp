@@ -596,7 +596,9 @@ std::string Regen::describe_end(Node* from) const {
   if (n->kind == NodeKind::kOutput && is_procedure(as_output(n)->op->value))
     return fmt::format("an application of {}, which is not random",
                        std::get<ProcPtr>(as_output(n)->op->value)->name());
-  return fmt::format("the value {}", to_string(n->value));
+  std::string shown = to_string(n->value);
+  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";  // a vector of a million elements, say
+  return fmt::format("the value {}", shown);
 }
 
 double Regen::constrain(Node* root, Node* from) {
