@@ -4,10 +4,12 @@
 #include "runtime/regen/regen.hpp"
 
 #include <new>
+#include <string>
 #include <utility>
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/make_room.hpp"
+#include "runtime/core/utf8.hpp"
 #include "runtime/regen/at_application.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
@@ -597,7 +599,7 @@ std::string Regen::describe_end(Node* from) const {
     return fmt::format("an application of {}, which is not random",
                        std::get<ProcPtr>(as_output(n)->op->value)->name());
   std::string shown = to_string(n->value);
-  if (shown.size() > 60) shown = shown.substr(0, 57) + "...";  // a vector of a million elements, say
+  if (utf8_length(shown) > 60) shown = shown.substr(0, utf8_offset(shown, 57)) + "...";  // a vector of a million, say
   return fmt::format("the value {}", shown);
 }
 
