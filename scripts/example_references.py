@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The reference posteriors that examples/regression.vnt, examples/mixture.vnt, examples/hmm.vnt,
-examples/state_space.vnt, examples/dpm.vnt and examples/dpm_collapsed.vnt state in their comments, and
+examples/state_space.vnt, examples/dpm.vnt, examples/dpm_collapsed.vnt and examples/lda.vnt state in their comments,
+and
 tests/cli/examples.sh checks their summaries against: posterior means and sds by numerical integration (midpoint rule on a grid wide enough that
 widening it changes no printed digit), for the hidden Markov model by the forward-backward recursions, for the
 state-space model by the Kalman smoother on a grid of its coefficient, and for the Dirichlet process mixtures by
 summing over every partition of their points (for the collapsed one, with its concentration integrated out on a
-grid of its logarithm). Plain Python, no numpy: about 15 s.
+grid of its logarithm), for the topic model by summing over every assignment of topics. Plain Python, no numpy: about 15 s.
 
     python3 scripts/example_references.py
 """
@@ -30,6 +31,10 @@ DPM = [-2.3, -1.9, -2.8, 0.6, 2.4, 2.9, 1.8, 3.3]
 # weight beta(0.5, 0.5), item i's features flips of its table's coins.
 ITEMS = [(1, 1, 0, 0), (1, 1, 0, 1), (1, 0, 0, 0), (1, 1, 0, 0), (0, 0, 1, 1), (0, 1, 1, 1), (0, 0, 1, 1),
          (0, 0, 0, 1)]
+
+# examples/lda.vnt: two topics, each document's topic mix ~ dirichlet(0.5, 0.5) and each topic's words ~
+# dirichlet(0.1, 0.1, 0.1, 0.1), both integrated out; token n of document d is DOCS[d][n].
+DOCS = [(0, 0, 1), (2, 3, 3), (0, 1, 3)]
 
 # examples/hmm.vnt: s_0 ~ flip(0.5), s_t ~ flip(0.9 if s_{t-1} else 0.2), y_t ~ N(1 if s_t else -1, 1.2).
 HMM = [0.8, 0.6, 1.1, -0.6, 0.9, 1.3, 1.9, 0.0, 0.5, -1.4, -1.6, -3.6, -2.7, 0.3, -3.6, 2.0, 1.4, 0.6, 1.6, 1.6]
@@ -227,6 +232,28 @@ def dpm_collapsed():
     m.show("dpm_collapsed.vnt")
 
 
+def lda():
+    """Every assignment of the 9 tokens to the 2 topics, weighed by the Dirichlet-multinomial probability of each
+    document's topics and of each topic's words (the documents' mixes and the topics integrated out)."""
+    def log_dm(counts, a):  # a sequence with these counts, under a symmetric dirichlet(a) integrated out
+        k, n = len(counts), sum(counts)
+        return (math.lgamma(k * a) - math.lgamma(k * a + n) +
+                sum(math.lgamma(a + c) - math.lgamma(a) for c in counts))
+
+    tokens = [(d, n) for d in range(len(DOCS)) for n in range(len(DOCS[d]))]
+    m = Moments()
+    for bits in range(2 ** len(tokens)):
+        z = {t: (bits >> i) & 1 for i, t in enumerate(tokens)}
+        lw = 0.0
+        for d in range(len(DOCS)):
+            lw += log_dm([sum(1 for n in range(3) if z[(d, n)] == k) for k in range(2)], 0.5)
+        for k in range(2):
+            lw += log_dm([sum(1 for t in tokens if z[t] == k and DOCS[t[0]][t[1]] == w) for w in range(4)], 0.1)
+        m.add(math.exp(lw), same00_01=float(z[(0, 0)] == z[(0, 1)]), same00_11=float(z[(0, 0)] == z[(1, 1)]),
+              same11_12=float(z[(1, 1)] == z[(1, 2)]), same20_22=float(z[(2, 0)] == z[(2, 2)]))
+    m.show("lda.vnt")
+
+
 if __name__ == "__main__":
     regression()
     mixture()
@@ -234,3 +261,4 @@ if __name__ == "__main__":
     state_space()
     dpm()
     dpm_collapsed()
+    lda()

@@ -100,6 +100,13 @@ check_probability '(same23)' 0.5510
 check_probability '(same34)' 0.0259
 check_column alpha 1.5720 1.1792
 
+run "$EX/lda.vnt" --seed "$SEED"
+expect_rc 0 "lda.vnt"
+check_probability '(same00_01)' 0.9639  # a sum over the assignments of topics (scripts/example_references.py)
+check_probability '(same00_11)' 0.1227
+check_probability '(same11_12)' 0.9641
+check_probability '(same20_22)' 0.2482
+
 # MNIST: the data files load and the kernel runs (its posterior has no reference; bench_mnist_risk scores it).
 run "$EX/bayes_lr/mnist.vnt" --seed "$SEED" --param T=20 --param eps=0.01
 expect_rc 0 "bayes_lr/mnist.vnt"
