@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tests/support/partitions.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/stat_extra.hpp"
 
@@ -62,8 +63,10 @@ double add_events(Probabilities& p, const std::array<double, kN>& z, double log_
   return w;
 }
 
-/// Two coins, keys z_i ~ flip(0.5): every assignment is equally likely a priori.
-Probabilities exact_two_coins() {
+/// Two components, keys z_i ~ flip(0.5): every assignment is equally likely a priori.
+using LogMarginal = std::function<double(const std::vector<size_t>&)>;
+
+Probabilities exact_two_components(const LogMarginal& log_marginal_of) {
   Probabilities p{};
   double total = 0;
   for (unsigned bits = 0; bits < (1U << kN); ++bits) {
@@ -73,36 +76,21 @@ Probabilities exact_two_coins() {
       z[i] = (bits >> i) & 1U;
       members[(bits >> i) & 1U].push_back(i);
     }
-    total += add_events(p, z, log_marginal(members[0]) + log_marginal(members[1]));
+    total += add_events(p, z, log_marginal_of(members[0]) + log_marginal_of(members[1]));
   }
   for (double& x : p) x /= total;
   return p;
 }
 
-using Partition = std::vector<std::vector<size_t>>;
-
-void all_partitions(size_t n, Partition& p, const std::function<void(const Partition&)>& f) {
-  if (n == kN) return f(p);
-  for (size_t c = 0; c < p.size(); ++c) {  // by index: the calls below grow p, which may move its clusters
-    p[c].push_back(n);
-    all_partitions(n + 1, p, f);
-    p[c].pop_back();
-  }
-  p.push_back({n});
-  all_partitions(n + 1, p, f);
-  p.pop_back();
-}
-
 /// z ~ CRP(alpha): the Ewens weight alpha^K prod (n_k - 1)! times each table's marginal likelihood.
-Probabilities exact_crp(double alpha) {
+Probabilities exact_crp(double alpha, const LogMarginal& log_marginal_of) {
   Probabilities p{};
   double total = 0;
-  Partition part;
-  all_partitions(0, part, [&](const Partition& q) {
+  for_each_partition(kN, [&](const Partition& q) {
     double lw = static_cast<double>(q.size()) * std::log(alpha);
     std::array<double, kN> z{};
     for (size_t c = 0; c < q.size(); ++c) {
-      lw += std::lgamma(static_cast<double>(q[c].size())) + log_marginal(q[c]);
+      lw += std::lgamma(static_cast<double>(q[c].size())) + log_marginal_of(q[c]);
       for (size_t i : q[c]) z[i] = static_cast<double>(c);
     }
     total += add_events(p, z, lw);
@@ -168,7 +156,7 @@ struct Kernel {
 // value ... the procedure it applies depends on the proposal". Now the observation is taken from the old coin
 // (its density there is in the reverse weight) and given to the new one (its density there in the forward weight).
 TEST_CASE("two collapsed coins picked by latent keys: mh, gibbs and pgibbs move the observations with the keys") {
-  const Probabilities exact = exact_two_coins(), wrong = uninformed();
+  const Probabilities exact = exact_two_components(log_marginal), wrong = uninformed();
   const std::string model = fmt::format(R"(
 [assume z (mem (lambda (i) (scope_include 'z i (flip 0.5))))]
 [assume coins (mem (lambda (k) (make_beta_bernoulli {} {})))]
@@ -185,7 +173,7 @@ TEST_CASE("two collapsed coins picked by latent keys: mh, gibbs and pgibbs move 
 // A Dirichlet process mixture with collapsed components: gibbs on the assignments is Neal's (2000) algorithm 3 (the
 // components' parameters integrated out), a customer offered the occupied tables and a new one with a fresh coin.
 TEST_CASE("a Dirichlet process mixture of collapsed coins: the assignments' posterior over all partitions") {
-  const Probabilities exact = exact_crp(1), wrong = exact_crp(4);
+  const Probabilities exact = exact_crp(1, log_marginal), wrong = exact_crp(4, log_marginal);
   const std::string model = fmt::format(R"(
 [assume crp (make_crp 1)]
 [assume z (mem (lambda (i) (scope_include 'z i (crp))))]
@@ -213,18 +201,7 @@ TEST_CASE("two collapsed categoricals picked by latent keys: the assignments' po
     for (double n : counts) w += std::lgamma(kAlpha + n) - std::lgamma(kAlpha);
     return w;
   };
-  Probabilities exact{};
-  double total = 0;
-  for (unsigned bits = 0; bits < (1U << kN); ++bits) {
-    std::array<std::vector<size_t>, 2> members;
-    std::array<double, kN> z{};
-    for (size_t i = 0; i < kN; ++i) {
-      z[i] = (bits >> i) & 1U;
-      members[(bits >> i) & 1U].push_back(i);
-    }
-    total += add_events(exact, z, log_marginal_die(members[0]) + log_marginal_die(members[1]));
-  }
-  for (double& x : exact) x /= total;
+  const Probabilities exact = exact_two_components(log_marginal_die);
   std::string model = fmt::format(R"(
 [assume z (mem (lambda (i) (scope_include 'z i (flip 0.5))))]
 [assume dice (mem (lambda (k) (make_sym_dir_cat {} 3)))]
@@ -279,22 +256,6 @@ TEST_CASE("a Dirichlet process mixture of collapsed normals (normal-inverse-gamm
     return std::lgamma(an) - std::lgamma(kShape) + kShape * std::log(kScale) - an * std::log(bn) +
            0.5 * std::log(vn / kV) - n / 2 * std::log(2 * std::numbers::pi);
   };
-  auto exact_for = [&](double alpha) {
-    Probabilities p{};
-    double total = 0;
-    Partition part;
-    all_partitions(0, part, [&](const Partition& q) {
-      double lw = static_cast<double>(q.size()) * std::log(alpha);
-      std::array<double, kN> z{};
-      for (size_t c = 0; c < q.size(); ++c) {
-        lw += std::lgamma(static_cast<double>(q[c].size())) + log_marginal_nig(q[c]);
-        for (size_t i : q[c]) z[i] = static_cast<double>(c);
-      }
-      total += add_events(p, z, lw);
-    });
-    for (double& x : p) x /= total;
-    return p;
-  };
   std::string model = fmt::format(R"(
 [assume crp (make_crp 1)]
 [assume z (mem (lambda (i) (scope_include 'z i (crp))))]
@@ -302,7 +263,7 @@ TEST_CASE("a Dirichlet process mixture of collapsed normals (normal-inverse-gamm
 )",
                                   kM, kV, kShape, kScale);
   for (size_t i = 0; i < kN; ++i) model += fmt::format("[observe ((component (z {}))) {}]\n", i, kY[i]);
-  const Probabilities exact = exact_for(1), wrong = exact_for(4);
+  const Probabilities exact = exact_crp(1, log_marginal_nig), wrong = exact_crp(4, log_marginal_nig);
   for (const Kernel& k : {Kernel{"(gibbs z one 6)", 112}, Kernel{"(mh z one 6)", 113}}) {
     CAPTURE(k.text);
     ProgramRun run(model + fmt::format("[infer (repeat 20000 (do {} {}))]\n", k.text, collect_z()), k.seed);

@@ -6,11 +6,11 @@
 
 #include <array>
 #include <cmath>
-#include <functional>
 #include <numbers>
 #include <string>
 #include <vector>
 
+#include "tests/support/partitions.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/stat_extra.hpp"
 
@@ -21,20 +21,6 @@ namespace {
 constexpr std::array<double, 6> kY = {-2.1, -1.7, 0.4, 2.2, 2.9, -2.6};
 constexpr double kPriorSd = 3;
 constexpr size_t kN = kY.size(), kBurnIn = 200;
-
-using Partition = std::vector<std::vector<size_t>>;
-
-void all_partitions(size_t n, Partition& p, const std::function<void(const Partition&)>& f) {
-  if (n == kN) return f(p);
-  for (size_t c = 0; c < p.size(); ++c) {  // by index: the calls below grow p, which may move its clusters
-    p[c].push_back(n);
-    all_partitions(n + 1, p, f);
-    p[c].pop_back();
-  }
-  p.push_back({n});
-  all_partitions(n + 1, p, f);
-  p.pop_back();
-}
 
 /// log of the marginal density of a cluster's points, mu integrated out: N(0, I + kPriorSd^2 11').
 double log_marginal(const std::vector<size_t>& cluster) {
@@ -72,8 +58,7 @@ Exact exact(double alpha) {
   Exact out;
   std::array<double, Events::kCount>& p = out.p;
   double total = 0, m1 = 0, m2 = 0;
-  Partition part;
-  all_partitions(0, part, [&](const Partition& q) {
+  for_each_partition(kN, [&](const Partition& q) {
     double lw = static_cast<double>(q.size()) * std::log(alpha);
     std::array<double, kN> z{};
     for (size_t c = 0; c < q.size(); ++c) {
@@ -117,8 +102,7 @@ ExactRandomAlpha exact_random_alpha() {
   }
   ExactRandomAlpha out;
   double total = 0, a1 = 0, a2 = 0;
-  Partition part;
-  all_partitions(0, part, [&](const Partition& q) {
+  for_each_partition(kN, [&](const Partition& q) {
     double lw = 0;
     std::array<double, kN> z{};
     for (size_t c = 0; c < q.size(); ++c) {
