@@ -41,12 +41,7 @@ double log_marginal(const std::vector<size_t>& members) {
 struct Events {
   static constexpr size_t kCount = 6;
   static std::array<bool, kCount> of(const std::array<double, kN>& z) {
-    double k = 0;
-    for (size_t i = 0; i < kN; ++i) {
-      bool seen = false;
-      for (size_t j = 0; j < i && !seen; ++j) seen = z[j] == z[i];
-      k += seen ? 0 : 1;
-    }
+    const size_t k = distinct_labels(z);
     return {z[0] == z[1], z[3] == z[4], z[0] == z[3], z[0] == z[5], k == 1, k == 2};
   }
   static constexpr std::array<std::string_view, kCount> kNames = {"z0 = z1", "z3 = z4",   "z0 = z3",

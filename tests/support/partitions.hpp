@@ -1,7 +1,9 @@
-// Every partition of the points 0 .. n-1 (Bell(n) of them), for exact posteriors of mixtures by enumeration.
+// Every partition of the points 0 .. n-1 (Bell(n) of them), and the clusters of an assignment, for exact posteriors
+// of mixtures by enumeration.
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -29,6 +31,18 @@ inline void extend_partitions(size_t next, size_t n, Partition& p, const std::fu
 inline void for_each_partition(size_t n, const std::function<void(const Partition&)>& f) {
   Partition p;
   detail::extend_partitions(0, n, p, f);
+}
+
+/// How many clusters an assignment of labels (any numbers) to points makes.
+template <size_t N>
+size_t distinct_labels(const std::array<double, N>& z) {
+  size_t k = 0;
+  for (size_t i = 0; i < N; ++i) {
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; ++j) seen = z[j] == z[i];
+    k += seen ? 0 : 1;
+  }
+  return k;
 }
 
 }  // namespace vnt::test
