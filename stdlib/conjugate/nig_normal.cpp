@@ -19,8 +19,10 @@ namespace {
 
 constexpr std::string_view kNigMakerName = "make_nig_normal";
 constexpr std::string_view kNigName = "nig_normal";
-// Beyond this a value's square would overflow the sum of squares: such a value has density 0.
+// Beyond this a value's square would overflow the sum of squares: such a value has density 0, and m must be within.
 constexpr double kNigMaxAbs = 1e150;
+// The largest value a draw may take: one further out (a scale that overflowed) is clamped here, kept in the support.
+const double kNigMaxDraw = std::nextafter(kNigMaxAbs, 0.0);
 
 struct NigParams {
   double m, v, a, b;
@@ -78,10 +80,12 @@ class NigNormal final : public Sp {
   Value simulate(const Args& args, Rng& rng) const override {
     const NigAux& aux = state(args);
     const NigParams q = posterior(aux, aux.prior);
-    // sigma^2 = b' / g with g ~ gamma(a', 1); then x ~ normal(m', sigma^2 (1 + V')).
-    const double g = unit_gamma_draw(rng, q.a) * q.a;
-    const double sd = std::sqrt(q.b * (1 + q.v) / std::max(g, std::numeric_limits<double>::denorm_min()));
-    return Value(q.m + sd * rng.normal());
+    // sigma^2 = b' / g with g ~ gamma(a', 1); then x ~ normal(m', sigma^2 (1 + V')), the scale in logarithms (a tiny
+    // a' draws a g that underflows, a huge b' a product that overflows).
+    const double log_g = std::log(unit_gamma_draw(rng, q.a)) + std::log(q.a);
+    const double sd = std::exp(0.5 * (std::log(q.b) + std::log1p(q.v) - log_g));
+    const double x = q.m + sd * rng.normal();
+    return Value(std::isnan(x) ? q.m : std::clamp(x, -kNigMaxDraw, kNigMaxDraw));
   }
 
   double log_density(const Value& x, const Args& args) const override {
@@ -90,10 +94,16 @@ class NigNormal final : public Sp {
     return finite_value(x, &y) ? log_predictive(posterior(aux, aux.prior), y) : kNegInf;
   }
 
+  /// log of the Student-t density with 2a' degrees of freedom, location m', scale^2 b' (1 + V') / a', in logarithms:
+  /// any positive finite parameters, however large or small, give a finite density to a value in the support.
   static double log_predictive(const NigParams& q, double y) {
-    const double nu = 2 * q.a, scale_sq = q.b * (1 + q.v) / q.a, z = (y - q.m);
-    return std::lgamma((nu + 1) / 2) - std::lgamma(nu / 2) - 0.5 * std::log(nu * std::numbers::pi * scale_sq) -
-           (nu + 1) / 2 * std::log1p(z * z / (nu * scale_sq));
+    const double nu = 2 * q.a, log_scale_sq = std::log(q.b) + std::log1p(q.v) - std::log(q.a);
+    const double z = std::abs(y - q.m);
+    // log(1 + z^2 / (nu scale^2)), from the logarithm of the ratio: z^2 alone may overflow.
+    const double log_ratio = 2 * std::log(z) - std::log(nu) - log_scale_sq;
+    const double log1p_ratio = log_ratio > 36 ? log_ratio + std::exp(-log_ratio) : std::log1p(std::exp(log_ratio));
+    return std::lgamma((nu + 1) / 2) - std::lgamma(nu / 2) -
+           0.5 * (std::log(nu) + std::log(std::numbers::pi) + log_scale_sq) - (nu + 1) / 2 * log1p_ratio;
   }
 
   void incorporate(const Value& x, const Args& args) const override {
@@ -130,8 +140,9 @@ class MakeNigNormal final : public Sp {
   Value simulate(const Args& args, Rng& /*rng*/) const override {
     check_arity(kNigMakerName, args, 4);
     const double m = as_double(args[0], ArgRef{kNigMakerName, 1, "m"});
-    if (!std::isfinite(m))
-      raise(ErrorKind::kDomain, "{}: argument 1 (m) is {}, but must be finite", kNigMakerName, to_string(args[0]));
+    if (!(std::abs(m) < kNigMaxAbs))
+      raise(ErrorKind::kDomain, "{}: argument 1 (m) is {}, but must be between -1e150 and 1e150", kNigMakerName,
+            to_string(args[0]));
     const NigParams p{m, positive_param(args, 1, kNigMakerName, "V"), positive_param(args, 2, kNigMakerName, "a"),
                       positive_param(args, 3, kNigMakerName, "b")};
     return make_procedure(std::make_shared<NigNormal>(), std::make_unique<NigAux>(p));
@@ -157,7 +168,7 @@ class MakeNigNormal final : public Sp {
  private:
   static bool valid(const NigParams& p) {
     auto positive = [](double x) { return x > 0 && std::isfinite(x); };
-    return std::isfinite(p.m) && positive(p.v) && positive(p.a) && positive(p.b);
+    return std::abs(p.m) < kNigMaxAbs && positive(p.v) && positive(p.a) && positive(p.b);
   }
   static NigParams params(const Args& args) {
     check_arity(kNigMakerName, args, 4);

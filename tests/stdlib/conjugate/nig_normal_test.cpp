@@ -133,6 +133,31 @@ TEST_CASE("nig_normal draws follow the Student-t predictive, whose density integ
   CHECK(ks_p_value(draws_of, shifted) < kMinPValue);
 }
 
+// Every positive finite parameter, however large or small: the scale was b (1 + V) / a in doubles, which overflowed
+// (b = 1e300, a = 1e-300) into draws of inf and densities of -inf for every value.
+TEST_CASE("nig_normal with extreme parameters draws in its support and scores its draws finitely") {
+  for (const auto& [m, v, a, b] : {std::array{0.0, 1e-320, 1e-300, 1e300}, std::array{1e149, 1.0, 1.0, 1.0},
+                                   std::array{-3.0, 1e300, 1e300, 1e-300}, std::array{0.0, 1.0, 1e-10, 1e-10}}) {
+    CAPTURE(m);
+    CAPTURE(a);
+    Nig g = make_nig(m, v, a, b);
+    Rng rng(kSeed);
+    for (int i = 0; i < 200; ++i) {
+      const Value x = g.call().simulate(rng);
+      CAPTURE(to_string(x));
+      REQUIRE(std::isfinite(std::get<double>(x)));
+      CHECK(std::abs(std::get<double>(x)) < 1e150);
+      CHECK(std::isfinite(g.call().log_density(x)));
+    }
+  }
+  // Far in the tail the density is the t's power law (2 degrees of freedom, scale^2 2 here), not 0, which its value
+  // underflows to: log Gamma(3/2) - log(4 pi) / 2 - 3/2 log(1 + z^2 / 4).
+  Nig g = make_nig(0, 1, 1, 1);
+  const double far = 1e149;
+  const double expected = std::lgamma(1.5) - 0.5 * std::log(4 * std::numbers::pi) - 1.5 * std::log1p(far * far / 4);
+  CHECK(g.call().log_density(num(far)) == doctest::Approx(expected).epsilon(1e-12));
+}
+
 TEST_CASE("make_nig_normal absorbs a change of its parameters: it weighs the draws at once and sets them") {
   const Sp& maker = builtin_sp("make_nig_normal");
   for (size_t i = 0; i < 4; ++i) CHECK(maker.can_absorb(i));
@@ -157,7 +182,9 @@ TEST_CASE("nig_normal errors") {
   Rng rng(kSeed);
   const Sp& maker = builtin_sp("make_nig_normal");
   check_error([&] { Call(maker, {num(kInf), num(1), num(1), num(1)}).simulate(rng); }, ErrorKind::kDomain,
-              "make_nig_normal: argument 1 (m) is inf, but must be finite");
+              "make_nig_normal: argument 1 (m) is inf, but must be between -1e150 and 1e150");
+  check_error([&] { Call(maker, {num(1e200), num(1), num(1), num(1)}).simulate(rng); }, ErrorKind::kDomain,
+              "make_nig_normal: argument 1 (m) is 1e+200, but must be between -1e150 and 1e150");
   check_error([&] { Call(maker, {num(0), num(0), num(1), num(1)}).simulate(rng); }, ErrorKind::kDomain,
               "make_nig_normal: argument 2 (V) is 0, but must be positive");
   check_error([&] { Call(maker, {num(0), num(1), num(-1), num(1)}).simulate(rng); }, ErrorKind::kDomain,
