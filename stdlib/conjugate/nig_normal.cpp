@@ -3,7 +3,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numbers>
 #include <string>
 
