@@ -215,7 +215,7 @@ double Detach::unapply_psp(Node* n) {
     ArgBuffer buf(out);
     Args args = buf.args(p->aux());
     if (sp.is_random()) t_.random_choices().erase(out);
-    if (&sp == t_.scope_include_sp()) tag_in_scope(t_, args, out, false);
+    if (&sp == t_.scope_include_sp() && !tag_stays(s_, out)) tag_in_scope(t_, args, out, false);
     sp.unincorporate(out->value, args);
     if (s_.kernel(out) != nullptr) w += sp.log_density(out->value, args);
     db_.put_value(out, std::move(out->value));

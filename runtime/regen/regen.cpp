@@ -352,7 +352,7 @@ double Regen::apply_psp(Node* n) {
   const bool choice = sp.is_random() && !out->constrained;
   try {
     if (choice) t_.random_choices().insert(out);
-    if (&sp == t_.scope_include_sp()) tag_in_scope(t_, args, out, true);
+    if (&sp == t_.scope_include_sp() && !tag_stays(s_, out)) tag_in_scope(t_, args, out, true);
   } catch (...) {  // out of memory: the step undoes itself
     t_.must_complete([&] {
       if (choice) t_.random_choices().erase(out);

@@ -94,6 +94,14 @@ inline const SpProcedure* primitive_at(const OutputNode* out) {
 /// regen that applies it, a detach that unapplies it, and a put-back of values that moves its block (refresh.hpp).
 void tag_in_scope(Trace& t, const Args& args, const OutputNode* out, bool tag);
 
+/// Whether the scope_include application `out`, which the scaffold resamples, keeps its tag through the detach and
+/// the regen: its scope and block stay, only the tagged value moves. Untagging and tagging again would cost a block's
+/// hash entry per move, and move the block last in its scope's order.
+inline bool tag_stays(const Scaffold& s, const OutputNode* out) {
+  return out->operands.size() == 3 && s.is_resampling(out) && !s.moves(out->op) && !s.moves(out->operands[0]) &&
+         !s.moves(out->operands[1]);
+}
+
 class Detach {
  public:
   Detach(Trace& t, Scaffold& s, Db& db) : t_(t), s_(s), db_(db) {}

@@ -235,6 +235,7 @@ Scaffold build_local_scaffold(Trace& trace, Node* border, Node* root) {
 std::optional<Scaffold> build_local_scaffold(Trace& trace, Node* border, std::span<Node* const> roots,
                                              size_t max_nodes) {
   Scaffold s;
+  s.local_border = border;
   Builder b(trace, s, nullptr);
   if (!b.extend_local(border, roots, max_nodes)) return std::nullopt;
   b.find_brush();

@@ -31,10 +31,13 @@ struct Scaffold {
   FlatPtrSet<Node> brush;
   std::vector<Node*> border;
   std::unordered_map<Node*, ProposalKernel> kernels;
+  const Node* local_border = nullptr;  // a local section's: it moves, though it is not in the scaffold
 
   bool is_resampling(const Node* n) const { return drg.contains(n); }
   bool is_absorbing(const Node* n) const { return absorbing.contains(n); }
   bool is_brush(const Node* n) const { return brush.contains(n); }
+  /// Whether the scaffold can change n's value: resampled, brush, or the border a local section reads.
+  bool moves(const Node* n) const { return n == local_border || is_resampling(n) || is_brush(n); }
   const ProposalKernel* kernel(Node* n) const {
     auto it = kernels.find(n);
     return it == kernels.end() ? nullptr : &it->second;
