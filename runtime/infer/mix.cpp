@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "runtime/core/diagnostics.hpp"
+#include "runtime/core/flat_ptr_map.hpp"
 #include "runtime/syntax/expr.hpp"
 #include "runtime/regen/walk.hpp"
 #include "runtime/sp/sp.hpp"
@@ -34,7 +35,7 @@ class ExtentWalker {
   ExtentWalker(Trace& t, const std::string& scope, const Value& block) : t_(t), scope_(scope), block_(block) {}
 
   void visit(Node* n) {
-    if (!seen_.insert(n).second) return;
+    if (!seen_.insert(n)) return;
     if (n->kind != NodeKind::kOutput) return;
     OutputNode* out = as_output(n);
     if (const SpProcedure* p = primitive_at(out)) {
@@ -54,7 +55,7 @@ class ExtentWalker {
   Trace& t_;
   const std::string& scope_;
   const Value& block_;
-  std::unordered_set<Node*> seen_;
+  FlatPtrSet<Node> seen_;  // gibbs walks a block's extent again after every candidate value
   std::vector<Node*> found_;
 };
 
