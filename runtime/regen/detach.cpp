@@ -64,11 +64,26 @@ double Detach::detach_and_extract() {
     if (s_.is_absorbing(n)) {
       w += detach(n);
     } else {
-      if (n->observation_root) w += unconstrain(n);
+      if (n->observation_root) [[unlikely]] {
+        if (Node* c = unapplied_next(n))
+          unconstrained_at_unapply_ = c;
+        else
+          w += unconstrain(n);
+      }
       w += extract(n);
     }
   }
   return w;
+}
+
+Node* Detach::unapplied_next(Node* root) const {
+  Node* c = t_.constrainable(root);
+  if (c == nullptr) return nullptr;
+  for (Node* n = root;; n = t_.passed_on(n)) {  // release() takes a link's passed-on parent first
+    const int* count = s_.drg.find(n);
+    if (count == nullptr || *count != 1) return nullptr;
+    if (n == c) return c;
+  }
 }
 
 double Detach::detach(Node* n) {
@@ -217,10 +232,14 @@ double Detach::unapply_psp(Node* n) {
     if (sp.is_random()) t_.random_choices().erase(out);
     if (&sp == t_.scope_include_sp() && !tag_stays(s_, out)) tag_in_scope(t_, args, out, false);
     sp.unincorporate(out->value, args);
-    if (s_.kernel(out) != nullptr) w += sp.log_density(out->value, args);
+    if (out == unconstrained_at_unapply_) [[unlikely]]
+      w += sp.log_density(out->value, args);  // as unconstrain() scores it
+    else if (s_.kernel(out) != nullptr)
+      w += sp.log_density(out->value, args);
     db_.put_value(out, std::move(out->value));
-    // Only the undo of a failed regen meets a constrained choice here: one it constrained at its break
-    // (Regen::constrain_at_break) before the observation's root was regenerated. A detach unconstrains first.
+    // A constrained choice here is an observation unconstrained at its unapply (detach_and_extract), or one the
+    // undo of a failed regen meets: constrained at its break (Regen::constrain_at_break) before the observation's
+    // root was regenerated.
     if (out->constrained) [[unlikely]] {
       out->constrained = false;
       t_.touch_observed(out);

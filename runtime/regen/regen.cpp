@@ -161,6 +161,12 @@ double Regen::constrain_at_break(Node* n) {
   return w;
 }
 
+Regen::ObservedBreak* Regen::observed_here(const OutputNode* out) {
+  for (ObservedBreak& b : breaks_)
+    if (b.at == out && !b.constrained) return t_.constrainable(b.root) == out ? &b : nullptr;
+  return nullptr;
+}
+
 bool Regen::break_constrained(const Node* root) const {
   for (const ObservedBreak& b : breaks_)
     if (b.root == root) return b.constrained;
@@ -333,6 +339,7 @@ double Regen::apply_psp(Node* n) {
   Args args = buf.args(p->aux());
   double w = 0;
   Value v;
+  ObservedBreak* observed = nullptr;
   if (restore_) {
     v = db_.take_value(out);
   } else if (const ProposalKernel* k = s_.kernel(out)) {
@@ -344,12 +351,15 @@ double Regen::apply_psp(Node* n) {
       v = drift(*old, k->sigma, t_.rng());
     }
     w += at_application(sp, out, [&] { return sp.log_density(v, args); });
+  } else if ((observed = observed_here(out)) != nullptr) [[unlikely]] {
+    v = t_.observations().find(observed->root)->second;
+    w += sp.log_density(v, args);  // as constrain() scores it
   } else {
     v = at_application(sp, out, [&] { return sp.simulate(args, t_.rng()); });
   }
   out->value = std::move(v);
   sp.incorporate(out->value, args);
-  const bool choice = sp.is_random() && !out->constrained;
+  const bool choice = sp.is_random() && !out->constrained && observed == nullptr;
   try {
     if (choice) t_.random_choices().insert(out);
     if (&sp == t_.scope_include_sp() && !tag_stays(s_, out)) tag_in_scope(t_, args, out, true);
@@ -359,6 +369,11 @@ double Regen::apply_psp(Node* n) {
       sp.unincorporate(out->value, args);
     });
     throw;
+  }
+  if (observed != nullptr) [[unlikely]] {
+    out->constrained = true;
+    t_.touch_observed(out);
+    observed->constrained = true;
   }
   return w;
 }

@@ -130,10 +130,16 @@ class Detach {
   double uneval_released(Node* family);
   /// Destroys an un-evaluated requested family that a discarding Db did not take.
   void discard_if_unsaved(Node* family);
+  /// The choice observation `root` ends in, if extract(root) unapplies it right after the links of its chain (each
+  /// resampled and held by the next alone), with nothing else unincorporated in between; else nullptr.
+  Node* unapplied_next(Node* root) const;
 
   Trace& t_;
   Scaffold& s_;
   Db& db_;
+  // The choice of an observation whose procedure moved (see unapplied_next): unapplied constrained, its density
+  // scored there, rather than unconstrained first (into the random choices, to be taken out again at once).
+  const Node* unconstrained_at_unapply_ = nullptr;
 };
 
 /// The Detach a Regen undoes a failed step with. Nothing undoes an undo that fails (out of memory saving an old
@@ -191,6 +197,9 @@ class Regen {
     bool constrained;
   };
   void find_observed_breaks();
+  /// The break of an observation that ends in `out` itself, not yet constrained: apply_psp scores the observed value
+  /// there rather than drawing one that constrain() would replace at once.
+  ObservedBreak* observed_here(const OutputNode* out);
   /// The break of observation `root` (resampled), or nullptr if its choice stays.
   Node* observed_break(Node* root) const;
   /// Constrains the observations whose break is `n`, which has just been applied.

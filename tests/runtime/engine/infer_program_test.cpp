@@ -34,7 +34,7 @@ TEST_CASE("an error met by a transition names the kernel that made it and what i
   test::run(f, "[assume x (normal 0 1)] [assume k (flip 0.5)] [assume f (if k flip not)] [observe (f 0.7) true]");
   const Error later = error_of(f, "[infer (mh default one 100)]");
   REQUIRE(later.frames().size() == 1);
-  CHECK(later.frames()[0].text == "while running mh default one at test.vnt:1:8 (the 3 transitions it had made are kept)");
+  CHECK(later.frames()[0].text == "while running mh default one at test.vnt:1:8 (the 7 transitions it had made are kept)");
 }
 
 // A collect that fails part-way says so as a kernel does (its error had only the expression's location); one
