@@ -103,8 +103,8 @@ class FlatPtrMap {
     }
   }
   void rehash(size_t n) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(n, Slot{});
+    std::vector<Slot> old(n);  // allocated first: out of memory, the table is as it was
+    old.swap(slots_);
     size_ = used_ = 0;
     for (Slot& s : old)
       if (s.key != nullptr && s.key != tombstone()) insert_new(s.key, std::move(s.value));
