@@ -31,7 +31,7 @@ std::vector<std::pair<Value, size_t>> blocks_of(Engine& e, const std::string& sc
   return out;
 }
 
-TEST_CASE("a tag whose block stays keeps its place; one whose block moves follows it") {
+TEST_CASE("a tag whose block stays keeps its place, one whose block moves follows it") {
   Engine e(5);
   test::run(e, "[assume b (flip 0.5)] [assume x (scope_include 'q b (normal 0 1))]"
                "[assume y (mem (lambda (i) (scope_include 'r i (normal 0 1))))]"
