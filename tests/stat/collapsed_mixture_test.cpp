@@ -1,5 +1,5 @@
-// Mixtures of collapsed coins (and categoricals, normals): each observed flip is of the coin its latent key picks (`((coins (z i)))`), so a move
-// of the key takes the observation from one coin to another. Against the exact posterior: all 2^6 assignments of a
+// Mixtures of collapsed coins (and categoricals, normals, Poissons): each observed flip is of the coin its latent key
+// picks (`((coins (z i)))`), so a move of the key takes the observation from one coin to another. Against the exact posterior: all 2^6 assignments of a
 // two-coin mixture, all 203 partitions of a Dirichlet process mixture (the CRP's Ewens prior times each table's
 // beta-binomial marginal likelihood, the coins' weights integrated out), and a key that switches an observation
 // between a primitive and a compound procedure.
@@ -289,6 +289,52 @@ TEST_CASE("a collapsed normal with a random prior mean: the maker absorbs a move
   check_mean(m, exact.mean, exact.sd);
   check_sd(m, exact.sd);
   expect_rejected(evaluate_mean(m, 0.0, exact.sd));  // the prior's mean
+}
+
+TEST_CASE("a Dirichlet process mixture of collapsed Poissons (gamma-Poisson): all partitions") {
+  constexpr std::array<double, kN> kCounts = {0, 1, 7, 9, 2, 8};
+  constexpr double kShape = 2, kRate = 0.5;
+  auto log_marginal_gp = [&](const std::vector<size_t>& members) {
+    double n = 0, s = 0, log_fact = 0;
+    for (size_t i : members) n += 1, s += kCounts[i], log_fact += std::lgamma(kCounts[i] + 1);
+    return std::lgamma(kShape + s) - std::lgamma(kShape) + kShape * std::log(kRate) -
+           (kShape + s) * std::log(kRate + n) - log_fact;
+  };
+  std::string model = fmt::format(R"(
+[assume crp (make_crp 1)]
+[assume z (mem (lambda (i) (scope_include 'z i (crp))))]
+[assume component (mem (lambda (k) (make_gamma_poisson {} {})))]
+)",
+                                  kShape, kRate);
+  for (size_t i = 0; i < kN; ++i) model += fmt::format("[observe ((component (z {}))) {}]\n", i, kCounts[i]);
+  const Probabilities exact = exact_crp(1, log_marginal_gp), wrong = exact_crp(4, log_marginal_gp);
+  for (const Kernel& k : {Kernel{"(gibbs z one 6)", 116}, Kernel{"(mh z one 6)", 117}}) {
+    CAPTURE(k.text);
+    ProgramRun run(model + fmt::format("[infer (repeat 20000 (do {} {}))]\n", k.text, collect_z()), k.seed);
+    check_events(run, exact, wrong);
+  }
+}
+
+// A random prior rate: make_gamma_poisson absorbs a move of it. b | counts is proportional to
+// gamma(b; 2, 1) b^3 / (b + n)^(3 + s).
+TEST_CASE("a collapsed Poisson with a random prior rate: the maker absorbs a move of it") {
+  ProgramRun run(R"(
+[assume b (scope_include 'b 0 (gamma 2 1))]
+[assume g (make_gamma_poisson 3 b)]
+[observe (g) 4] [observe (g) 1] [observe (g) 6] [observe (g) 3] [observe (g) 2]
+[infer (repeat 20000 (do (mh b one 'drift 0.5 1) (collect b)))]
+)",
+                 118);
+  auto log_post = [&](double b) {
+    const double n = 5, s = 16;
+    return std::log(b) - b + 3 * std::log(b) - (3 + s) * std::log(b + n);  // gamma(2, 1) times the marginal
+  };
+  const Moments exact = moments_1d(log_post, 1e-9, 60);
+  const std::vector<double> b = run.column("b", kBurnIn);
+  MESSAGE("b given the counts: exact " << exact.mean << " +- " << exact.sd);
+  check_mean(b, exact.mean, exact.sd);
+  check_sd(b, exact.sd);
+  expect_rejected(evaluate_mean(b, 2.0, exact.sd));  // the prior's mean
 }
 
 // Rows of observe_csv are kept as families when the procedure is compound: each row's flip of the coin k picks
