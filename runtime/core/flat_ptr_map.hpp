@@ -18,6 +18,7 @@ class FlatPtrMap {
  public:
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  size_t capacity() const { return slots_.size(); }  // slots, live or not
   bool contains(const K* k) const { return find(k) != nullptr; }
 
   V* find(const K* k) {
@@ -121,6 +122,7 @@ class FlatPtrSet {
  public:
   size_t size() const { return map_.size(); }
   bool empty() const { return map_.empty(); }
+  size_t capacity() const { return map_.capacity(); }
   bool contains(const K* k) const { return map_.contains(k); }
   bool insert(K* k) { return map_.emplace(k, Unit{}); }
   bool erase(const K* k) { return map_.erase(k); }
@@ -129,6 +131,7 @@ class FlatPtrSet {
     map_.for_each([&](K* k, const Unit&) { f(k); });
   }
   void reserve(size_t n) { map_.reserve(n); }
+  void clear() { map_.clear(); }
 
  private:
   struct Unit {};

@@ -5,8 +5,9 @@
 #include <cstdint>
 #include <functional>
 #include <iterator>
-#include <deque>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/scaffold/scaffold.hpp"
@@ -19,44 +20,86 @@
 namespace vnt {
 namespace {
 
+/// What a Builder works in, kept per thread and cleared for each: building the scaffold of every transition
+/// allocated a queue, a node order and three sets afresh (a fifth of a small mh transition). Builders never nest.
+struct BuildScratch {
+  std::vector<std::pair<Node*, Node*>> queue;  // (node, the parent that changed), first in first out from `head`
+  std::vector<Node*> order;
+  FlatPtrMap<Node, uint32_t> disabled;
+  FlatPtrSet<Node> counted, seen;
+  bool in_use = false;
+
+  /// Empties everything; a table grown by a large scaffold is dropped, or clearing it would cost every small one.
+  void reset() {
+    constexpr size_t kKeptSlots = 4096;
+    queue.clear();
+    order.clear();
+    if (disabled.capacity() > kKeptSlots) disabled = {};
+    if (counted.capacity() > kKeptSlots) counted = {};
+    if (seen.capacity() > kKeptSlots) seen = {};
+    disabled.clear();
+    counted.clear();
+    seen.clear();
+  }
+};
+
+class ScratchLease {
+ public:
+  ScratchLease() : s_(scratch()) {
+    VNT_ASSERT(!s_.in_use, "scaffold builders nested");
+    s_.reset();
+    s_.in_use = true;
+  }
+  ~ScratchLease() { s_.in_use = false; }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  BuildScratch& get() { return s_; }
+
+ private:
+  static BuildScratch& scratch() {
+    thread_local BuildScratch s;
+    return s;
+  }
+  BuildScratch& s_;
+};
+
 class Builder {
  public:
-  Builder(Trace& t, Scaffold& s, Node* hard_border) : trace_(t), s_(s), hard_border_(hard_border) {}
+  Builder(Trace& t, Scaffold& s, Node* hard_border)
+      : trace_(t), s_(s), hard_border_(hard_border), queue_(lease_.get().queue), order_(lease_.get().order),
+        disabled_(lease_.get().disabled), counted_(lease_.get().counted), seen_(lease_.get().seen) {}
 
   void extend(std::span<Node* const> principals) {
-    std::deque<std::pair<Node*, Node*>> queue;  // (node, the parent that changed)
     for (Node* p : principals) {
       if (!s_.is_resampling(p)) {
         add_resampling(p);
-        push_children(queue, p);
+        push_children(p);
       }
     }
-    run(queue);
+    run();
   }
 
   /// A local section: `root` reacts to a change of `border`, which is not itself in the scaffold.
   /// Returns false, leaving the scaffold partial, once more than `max_nodes` nodes are in it.
   bool extend_local(Node* border, std::span<Node* const> roots, size_t max_nodes) {
-    std::deque<std::pair<Node*, Node*>> queue;
-    for (Node* root : roots) queue.emplace_back(root, border);
-    return run(queue, max_nodes);
+    for (Node* root : roots) queue_.emplace_back(root, border);
+    return run(max_nodes);
   }
 
-  void push_children(std::deque<std::pair<Node*, Node*>>& queue, Node* n) {
+  void push_children(Node* n) {
     if (n == hard_border_) return;  // the local sections below a hard border are handled lazily
-    for (Node* c : n->children) queue.emplace_back(c, n);
+    for (Node* c : n->children) queue_.emplace_back(c, n);
   }
 
-  bool run(std::deque<std::pair<Node*, Node*>>& queue, size_t max_nodes = SIZE_MAX) {
-    while (!queue.empty()) {
+  bool run(size_t max_nodes = SIZE_MAX) {
+    for (size_t head = 0; head < queue_.size();) {
       if (order_.size() > max_nodes) return false;
-      auto [node, parent] = queue.front();
-      queue.pop_front();
+      auto [node, parent] = queue_[head++];
       if (s_.is_resampling(node) || inert_request(node)) continue;
       if (!can_absorb_change(s_, node, parent)) {
         s_.absorbing.erase(node);
         add_resampling(node);
-        push_children(queue, node);
+        push_children(node);
       } else if (s_.absorbing.insert(node)) {
         order_.push_back(node);
       }
@@ -74,9 +117,8 @@ class Builder {
   }
 
   void find_border_and_counts(std::span<Node* const> principals) {
-    FlatPtrSet<Node> seen;
     for (Node* n : order_) {
-      if (!seen.insert(n)) continue;
+      if (!seen_.insert(n)) continue;
       if (s_.is_absorbing(n)) {
         s_.border.push_back(n);
       } else if (s_.is_resampling(n)) {
@@ -168,12 +210,15 @@ class Builder {
     }
   }
 
+  ScratchLease lease_;
   Trace& trace_;
   Scaffold& s_;
   Node* hard_border_;
-  std::vector<Node*> order_;
-  FlatPtrMap<Node, uint32_t> disabled_;
-  FlatPtrSet<Node> counted_;  // requests whose families disabled_ counts
+  std::vector<std::pair<Node*, Node*>>& queue_;
+  std::vector<Node*>& order_;
+  FlatPtrMap<Node, uint32_t>& disabled_;
+  FlatPtrSet<Node>& counted_;  // requests whose families disabled_ counts
+  FlatPtrSet<Node>& seen_;     // find_border_and_counts's
 };
 
 }  // namespace

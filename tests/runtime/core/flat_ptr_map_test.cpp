@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include "runtime/core/flat_ptr_map.hpp"
 
 namespace vnt::flat_ptr_map_tests {
@@ -19,6 +21,25 @@ TEST_CASE("a cleared flat map finds nothing it held and takes new entries") {
     CHECK(m.empty());
     for (int& k : keys) CHECK(m.find(&k) == nullptr);
   }
+}
+
+// The scaffold builder's scratch sets are cleared and reused; it drops one whose table grew past a few thousand
+// slots, which it reads from capacity().
+TEST_CASE("a cleared flat set keeps its table, and a large one can be dropped") {
+  std::vector<int> keys(5000);
+  FlatPtrSet<int> s;
+  CHECK(s.capacity() == 0);
+  for (int& k : keys) CHECK(s.insert(&k));
+  const size_t grown = s.capacity();
+  CHECK(grown > keys.size());
+  s.clear();
+  CHECK(s.empty());
+  CHECK(s.capacity() == grown);
+  CHECK_FALSE(s.contains(&keys[17]));
+  s = {};
+  CHECK(s.capacity() == 0);
+  CHECK(s.insert(&keys[17]));
+  CHECK(s.contains(&keys[17]));
 }
 
 }  // namespace
