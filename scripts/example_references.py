@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The reference posteriors that examples/regression.vnt, examples/mixture.vnt, examples/hmm.vnt,
-examples/state_space.vnt, examples/dpm.vnt, examples/dpm_collapsed.vnt and examples/lda.vnt state in their comments,
-and
+examples/state_space.vnt, examples/dpm.vnt, examples/dpm_collapsed.vnt, examples/lda.vnt and examples/pumps.vnt
+state in their comments, and
 tests/cli/examples.sh checks their summaries against: posterior means and sds by numerical integration (midpoint rule on a grid wide enough that
 widening it changes no printed digit), for the hidden Markov model by the forward-backward recursions, for the
 state-space model by the Kalman smoother on a grid of its coefficient, and for the Dirichlet process mixtures by
 summing over every partition of their points (for the collapsed one, with its concentration integrated out on a
-grid of its logarithm), for the topic model by summing over every assignment of topics. Plain Python, no numpy: about 15 s.
+grid of its logarithm), for the topic model by summing over every assignment of topics, for the pumps on a grid of
+the logarithms of the two hyperparameters (the failure rates integrated out). Plain Python, no numpy: about 15 s.
 
     python3 scripts/example_references.py
 """
@@ -35,6 +36,11 @@ ITEMS = [(1, 1, 0, 0), (1, 1, 0, 1), (1, 0, 0, 0), (1, 1, 0, 0), (0, 0, 1, 1), (
 # examples/lda.vnt: two topics, each document's topic mix ~ dirichlet(0.5, 0.5) and each topic's words ~
 # dirichlet(0.1, 0.1, 0.1, 0.1), both integrated out; token n of document d is DOCS[d][n].
 DOCS = [(0, 0, 1), (2, 3, 3), (0, 1, 3)]
+
+# examples/pumps.vnt: pump i failed PUMPS[i][0] times in PUMPS[i][1] thousand hours; its rate ~ gamma(alpha, beta),
+# alpha ~ gamma(1, 1), beta ~ gamma(0.1, 1).
+PUMPS = [(5, 94.3), (1, 15.7), (5, 62.9), (14, 126.0), (3, 5.24), (19, 31.4), (1, 1.05), (1, 1.05), (4, 2.1),
+         (22, 10.5)]
 
 # examples/hmm.vnt: s_0 ~ flip(0.5), s_t ~ flip(0.9 if s_{t-1} else 0.2), y_t ~ N(1 if s_t else -1, 1.2).
 HMM = [0.8, 0.6, 1.1, -0.6, 0.9, 1.3, 1.9, 0.0, 0.5, -1.4, -1.6, -3.6, -2.7, 0.3, -3.6, 2.0, 1.4, 0.6, 1.6, 1.6]
@@ -254,6 +260,26 @@ def lda():
     m.show("lda.vnt")
 
 
+def pumps():
+    """alpha and beta on a midpoint grid of their logarithms (u = log alpha in [-7, 4], v = log beta in [-12, 5]),
+    each pump's rate integrated out: its count's negative binomial marginal likelihood
+    Gamma(alpha + x) / (Gamma(alpha) x!) beta^alpha t^x / (beta + t)^(alpha + x). The rates' posterior means given
+    alpha and beta, (alpha + x) / (beta + t), averaged over them."""
+    m = Moments()
+    for u in grid(-7.0, 4.0, 700):
+        a = math.exp(u)
+        lg_a = math.lgamma(a)
+        base = [math.lgamma(a + x) - lg_a - math.lgamma(x + 1) + x * math.log(t) for x, t in PUMPS]
+        for v in grid(-12.0, 5.0, 700):
+            b = math.exp(v)
+            log_p = -a + (0.1 - 1) * v - b  # the priors: gamma(1, 1) in alpha, gamma(0.1, 1) in beta
+            for (x, t), c in zip(PUMPS, base):
+                log_p += c + a * v - (a + x) * math.log(b + t)
+            m.add(math.exp(log_p + u + v), alpha=a, beta=b, **{"(rate1)": (a + 5) / (b + 94.3),
+                                                                "(rate10)": (a + 22) / (b + 10.5)})
+    m.show("pumps.vnt")
+
+
 if __name__ == "__main__":
     regression()
     mixture()
@@ -262,3 +288,4 @@ if __name__ == "__main__":
     dpm()
     dpm_collapsed()
     lda()
+    pumps()

@@ -1,5 +1,6 @@
 // make_gamma_poisson(a, b): a collapsed Poisson whose rate, gamma(shape a, rate b), is integrated out; each draw is a
-// count from the negative binomial posterior predictive.
+// count from the negative binomial posterior predictive. An application may give an exposure t (a time, a
+// population): its count is then Poisson of the rate times t.
 // SPDX-License-Identifier: Apache-2.0
 #include <boost/random/poisson_distribution.hpp>
 
@@ -26,25 +27,30 @@ constexpr double kGpMaxCount = 9007199254740992.0;
 // Above this rate a Poisson draw is the normal approximation (skewness 1e-6; Boost's sampler drifts there, see
 // stdlib/dist/poisson.cpp).
 constexpr double kGpMaxExactRate = 1e12;
+// The largest exposure: the state sums them exactly, and a sum must not overflow.
+constexpr double kGpMaxExposure = 1e150;
 
-// The draws' count and sum, and the sum of their log factorials (the marginal likelihood's term that does not
-// depend on the prior), all exact sums: a rejected move restores them bit for bit. And the prior's parameters the
-// draws were made with (the maker's arguments, here so that a move of them reaches every draw).
+// The draws' count, the sums of their values and exposures, and the sum of x log t - log x! over them (the
+// marginal likelihood's term that does not depend on the prior), all exact sums: a rejected move restores them bit
+// for bit. And the prior's parameters the draws were made with (the maker's arguments, here so that a move of them
+// reaches every draw).
 class GammaPoissonAux final : public SpAux {
  public:
   GammaPoissonAux(double prior_a, double prior_b) : a(prior_a), b(prior_b) {}
 
   double a, b;
   double n = 0;
-  ExactSum sum, log_factorials;
+  ExactSum sum, exposure, log_base;
 
   std::unique_ptr<SpAux> clone() const override { return std::make_unique<GammaPoissonAux>(*this); }
   bool equals(const SpAux& other) const override {
     const auto* o = dynamic_cast<const GammaPoissonAux*>(&other);
-    return o && o->a == a && o->b == b && o->n == n && o->sum == sum && o->log_factorials == log_factorials;
+    return o && o->a == a && o->b == b && o->n == n && o->sum == sum && o->exposure == exposure &&
+           o->log_base == log_base;
   }
   std::string to_string() const override {
-    return fmt::format("n {}, sum {}", vnt::to_string(Value(n)), vnt::to_string(Value(sum.value())));
+    return fmt::format("n {}, sum {}, exposure {}", vnt::to_string(Value(n)), vnt::to_string(Value(sum.value())),
+                       vnt::to_string(Value(exposure.value())));
   }
 };
 
@@ -55,13 +61,21 @@ bool gp_count(const Value& x, double* out) {
   return true;
 }
 
-/// log of the negative binomial Gamma(a + x) / (Gamma(a) x!) (b / (b + 1))^a (1 / (b + 1))^x, the count x's
-/// predictive with the rate's posterior gamma(a, b); Gamma(a + x) / (Gamma(a) x!) = 1 / (x B(a, x)), which stays
-/// accurate for any a and x (lgamma's differences cancel for large ones).
-double gp_log_predictive(double a, double b, double x) {
-  const double tail = -a * std::log1p(1 / b);
+/// log of the negative binomial Gamma(a + x) / (Gamma(a) x!) (b / (b + t))^a (t / (b + t))^x, the predictive of
+/// the count x at exposure t with the rate's posterior gamma(a, b); Gamma(a + x) / (Gamma(a) x!) = 1 / (x B(a, x)),
+/// which stays accurate for any a and x (lgamma's differences cancel for large ones).
+double gp_log_predictive(double a, double b, double t, double x) {
+  const double tail = -a * std::log1p(t / b);
   if (x == 0) return tail;
-  return -log_beta(a, x) - std::log(x) + tail - x * std::log1p(b);
+  return -log_beta(a, x) - std::log(x) + tail + x * (std::log(t) - std::log(b + t));
+}
+
+/// An application's exposure, its operand if it has one (kType if not a number), else 1; 0 if it is not in
+/// (0, 1e150] (which has probability zero, and which simulate refuses).
+double gp_exposure(const Args& args) {
+  if (args.size() == 0) return 1;
+  const double t = as_double(args[0], ArgRef{kGpName, 1, "exposure"});
+  return t > 0 && t <= kGpMaxExposure ? t : 0;
 }
 
 // Applications are exchangeable: each one sees the predictive given the counts in the aux.
@@ -72,11 +86,15 @@ class GammaPoisson final : public Sp {
 
   Value simulate(const Args& args, Rng& rng) const override {
     const GammaPoissonAux& aux = state(args);
+    const double t = args.size() == 0 ? 1 : positive_param(args, 0, kGpName, "exposure");
+    if (t > kGpMaxExposure)
+      raise(ErrorKind::kDomain, "{}: argument 1 (exposure) is {}, but must be at most 1e150", kGpName,
+            to_string(args[0]));
     const auto [a, b] = posterior(aux);
-    // rate = (a / b) g, g ~ gamma(a, a) of mean 1, in logarithms: a / b may overflow, and g underflow.
+    // rate = t (a / b) g, g ~ gamma(a, a) of mean 1, in logarithms: a / b may overflow, and g underflow.
     const double g = unit_gamma_draw(rng, a);
     if (!(g > 0)) return Value(0.0);
-    const double rate = std::exp(std::log(a) - std::log(b) + std::log(g));
+    const double rate = std::exp(std::log(t) + std::log(a) - std::log(b) + std::log(g));
     if (!(rate > 0)) return Value(0.0);
     if (rate <= kGpMaxExactRate)
       return Value(static_cast<double>(boost::random::poisson_distribution<int64_t, double>(rate)(rng.engine())));
@@ -88,42 +106,50 @@ class GammaPoisson final : public Sp {
   double log_density(const Value& x, const Args& args) const override {
     const GammaPoissonAux& aux = state(args);
     double k = 0;
-    if (!gp_count(x, &k)) return kNegInf;
+    const double t = gp_exposure(args);
+    if (!gp_count(x, &k) || t == 0) return kNegInf;
     const auto [a, b] = posterior(aux);
-    return gp_log_predictive(a, b, k);
+    return gp_log_predictive(a, b, t, k);
   }
 
   void incorporate(const Value& x, const Args& args) const override {
     GammaPoissonAux& aux = state(args);
     double k = 0;
-    if (!gp_count(x, &k)) return;  // scored -inf and undone, never counted
+    const double t = gp_exposure(args);
+    if (!gp_count(x, &k) || t == 0) return;  // scored -inf and undone, never counted
     aux.n += 1;
     aux.sum.add(k);
-    aux.log_factorials.add(std::lgamma(k + 1));
+    aux.exposure.add(t);
+    aux.log_base.add(log_base(k, t));
   }
 
   void unincorporate(const Value& x, const Args& args) const override {
     GammaPoissonAux& aux = state(args);
     double k = 0;
-    if (!gp_count(x, &k)) return;
+    const double t = gp_exposure(args);
+    if (!gp_count(x, &k) || t == 0) return;
     VNT_ASSERT(aux.n > 0, "{}: unincorporating {} that was never incorporated", kGpName, to_string(x));
     aux.n -= 1;
     aux.sum.add(-k);
-    aux.log_factorials.add(-std::lgamma(k + 1));
+    aux.exposure.add(-t);
+    aux.log_base.add(-log_base(k, t));
   }
 
-  /// The rate's posterior, gamma(a + sum, b + n).
+  /// The rate's posterior, gamma(a + sum of counts, b + sum of exposures).
   static std::pair<double, double> posterior(const GammaPoissonAux& aux) {
-    return {aux.a + aux.sum.value(), aux.b + aux.n};
+    return {aux.a + aux.sum.value(), aux.b + aux.exposure.value()};
   }
 
  private:
-  static GammaPoissonAux& state(const Args& args) { return made_state<GammaPoissonAux>(args, kGpName, "counts"); }
+  static GammaPoissonAux& state(const Args& args) {
+    return made_state<GammaPoissonAux>(args, kGpName, "counts", /*max_operands=*/1);
+  }
+  static double log_base(double k, double t) { return (k == 0 ? 0 : k * std::log(t)) - std::lgamma(k + 1); }
 };
 
 // Absorbs a change of a or b (absorbing at applications): the procedure and its draws stay, the parameters are set
 // in its state, and the maker weighs all the draws at once by their marginal likelihood,
-// Gamma(a + s) / Gamma(a) b^a / (b + n)^(a + s) / prod x_i!.
+// Gamma(a + s) / Gamma(a) b^a / (b + T)^(a + s) prod t_i^x_i / x_i! (s their sum, T that of their exposures).
 class MakeGammaPoisson final : public Sp {
  public:
   std::string_view name() const override { return kGpMakerName; }
@@ -141,10 +167,10 @@ class MakeGammaPoisson final : public Sp {
     if (!valid(a) || !valid(b)) return kNegInf;
     const GammaPoissonAux& aux = counts(made);
     if (aux.n == 0) return 0;
-    const double s = aux.sum.value();
-    // Gamma(a + s) / Gamma(a) = Gamma(s) / B(a, s) for s > 0; b^a / (b + n)^(a + s) without the powers.
+    const double s = aux.sum.value(), total = aux.exposure.value();
+    // Gamma(a + s) / Gamma(a) = Gamma(s) / B(a, s) for s > 0; b^a / (b + T)^(a + s) without the powers.
     const double gammas = s == 0 ? 0 : std::lgamma(s) - log_beta(a, s);
-    const double w = gammas - a * std::log1p(aux.n / b) - s * std::log(b + aux.n) - aux.log_factorials.value();
+    const double w = gammas - a * std::log1p(total / b) - s * std::log(b + total) + aux.log_base.value();
     return std::isnan(w) ? kNegInf : w;
   }
 

@@ -24,12 +24,12 @@ inline double positive_param(const Args& args, size_t i, std::string_view maker,
 }
 
 /// The state (`what`, for the message of a caller's bug) of an application of the made procedure `sp`, which takes
-/// no operands (kArity otherwise).
+/// at most `max_operands` operands (kArity otherwise).
 template <class Aux>
-Aux& made_state(const Args& args, std::string_view sp, std::string_view what) {
+Aux& made_state(const Args& args, std::string_view sp, std::string_view what, size_t max_operands = 0) {
   // Compared by type, not dynamic_cast (a twentieth of collapsed Gibbs): the state classes are final.
   static_assert(std::is_final_v<Aux>);
-  check_arity(sp, args, 0);
+  check_arity(sp, args, 0, max_operands);
   SpAux* aux = args.aux();
   VNT_ASSERT(aux != nullptr && typeid(*aux) == typeid(Aux), "{} applied without its {}", sp, what);
   return static_cast<Aux&>(*aux);

@@ -107,6 +107,13 @@ check_probability '(same00_11)' 0.1227
 check_probability '(same11_12)' 0.9641
 check_probability '(same20_22)' 0.2482
 
+run "$EX/pumps.vnt" --seed "$SEED"
+expect_rc 0 "pumps.vnt"
+check_column alpha 0.6972 0.2708  # a grid over the hyperparameters, the rates integrated out (scripts/example_references.py)
+check_column beta 0.9268 0.5428
+check_column '(rate1)' 0.0598 0.0026
+check_column '(rate10)' 1.9898 0.0762
+
 # MNIST: the data files load and the kernel runs (its posterior has no reference; bench_mnist_risk scores it).
 run "$EX/bayes_lr/mnist.vnt" --seed "$SEED" --param T=20 --param eps=0.01
 expect_rc 0 "bayes_lr/mnist.vnt"

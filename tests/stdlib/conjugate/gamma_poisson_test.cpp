@@ -1,5 +1,6 @@
-// make_gamma_poisson: the negative binomial predictive, exchangeability (sequence = marginal likelihood), draws,
-// exact statistics (restored bit for bit), absorbing a change of the prior's parameters, extremes, errors.
+// make_gamma_poisson: the negative binomial predictive (with and without exposures), exchangeability (sequence =
+// marginal likelihood), draws, exact statistics (restored bit for bit), absorbing a change of the prior's
+// parameters, extremes, errors.
 // SPDX-License-Identifier: Apache-2.0
 #include <boost/math/distributions/negative_binomial.hpp>
 
@@ -13,8 +14,11 @@ struct Counts {
   const Sp& sp() const { return procedure(proc).sp(); }
   SpAux& aux() const { return *procedure(proc).aux(); }
   Call call() const { return Call(sp(), {}, &aux()); }
+  Call call_at(double t) const { return Call(sp(), {num(t)}, &aux()); }
   void add(double x) const { sp().incorporate(num(x), call().args()); }
   void remove(double x) const { sp().unincorporate(num(x), call().args()); }
+  void add_at(double x, double t) const { sp().incorporate(num(x), call_at(t).args()); }
+  void remove_at(double x, double t) const { sp().unincorporate(num(x), call_at(t).args()); }
 };
 
 Counts make_counts(double a, double b) {
@@ -22,18 +26,23 @@ Counts make_counts(double a, double b) {
   return {Call(builtin_sp("make_gamma_poisson"), {num(a), num(b)}).simulate(rng)};
 }
 
-/// The predictive after xs: negative binomial with a + sum successes and success probability (b + n) / (b + n + 1).
-boost::math::negative_binomial_distribution<double> predictive(double a, double b, const std::vector<double>& xs) {
-  double n = 0, s = 0;
-  for (double x : xs) n += 1, s += x;
-  return boost::math::negative_binomial_distribution<double>(a + s, (b + n) / (b + n + 1));
+/// The predictive at exposure t after xs (each at exposure 1, or at ts): negative binomial with a + sum successes
+/// and success probability (b + T) / (b + T + t), T the sum of the exposures.
+boost::math::negative_binomial_distribution<double> predictive(double a, double b, const std::vector<double>& xs,
+                                                               const std::vector<double>& ts = {}, double t = 1) {
+  double total = 0, s = 0;
+  for (size_t i = 0; i < xs.size(); ++i) total += ts.empty() ? 1 : ts[i], s += xs[i];
+  return boost::math::negative_binomial_distribution<double>(a + s, (b + total) / (b + total + t));
 }
 
-/// log p(xs) under the prior, from the textbook form: Gamma(a + s) / Gamma(a) b^a / (b + n)^(a + s) / prod x!.
-double log_marginal(double a, double b, const std::vector<double>& xs) {
-  double n = 0, s = 0, log_fact = 0;
-  for (double x : xs) n += 1, s += x, log_fact += std::lgamma(x + 1);
-  return std::lgamma(a + s) - std::lgamma(a) + a * std::log(b) - (a + s) * std::log(b + n) - log_fact;
+/// log p(xs) under the prior, from the textbook form: Gamma(a + s) / Gamma(a) b^a / (b + T)^(a + s) prod t^x / x!.
+double log_marginal(double a, double b, const std::vector<double>& xs, const std::vector<double>& ts = {}) {
+  double total = 0, s = 0, base = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double t = ts.empty() ? 1 : ts[i];
+    total += t, s += xs[i], base += xs[i] * std::log(t) - std::lgamma(xs[i] + 1);
+  }
+  return std::lgamma(a + s) - std::lgamma(a) + a * std::log(b) - (a + s) * std::log(b + total) + base;
 }
 
 }  // namespace
@@ -54,7 +63,7 @@ TEST_CASE("gamma_poisson predictive, statistics and exchangeability") {
     c.add(x);
     seen.push_back(x);
   }
-  CHECK(c.aux().to_string() == "n 7, sum 26");
+  CHECK(c.aux().to_string() == "n 7, sum 26, exposure 7");
   // Any order gives the marginal likelihood.
   CHECK(sequential == doctest::Approx(log_marginal(2.5, 0.7, xs)).epsilon(1e-12));
   // Taken away in another order, the statistics are exactly as they were.
@@ -68,6 +77,44 @@ TEST_CASE("gamma_poisson predictive, statistics and exchangeability") {
     CHECK(c.aux().equals(*fresh));
   }
   CHECK_FALSE(c.sp().enumerate(c.call().args()).has_value());  // infinitely many counts: not for gibbs
+}
+
+// An exposure t (a time, a population): the count is Poisson of the rate times t, and the rate's posterior gains
+// the counts and the exposures (the pumps of George, Makov and Smith, 1993).
+TEST_CASE("gamma_poisson with exposures: predictive, exchangeability and draws") {
+  Counts c = make_counts(1.4, 0.9);
+  auto fresh = c.aux().clone();
+  const std::vector<double> xs{5, 1, 5, 14, 3, 19, 1, 1, 4, 22};
+  const std::vector<double> ts{94.3, 15.7, 62.9, 126, 5.24, 31.4, 1.05, 1.05, 2.1, 10.5};
+  double sequential = 0;
+  std::vector<double> seen_x, seen_t;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const auto nb = predictive(1.4, 0.9, seen_x, seen_t, ts[i]);
+    for (double k : {0.0, 3.0, xs[i]})
+      CHECK(c.call_at(ts[i]).log_density(num(k)) == doctest::Approx(std::log(pdf(nb, k))).epsilon(1e-12));
+    sequential += c.call_at(ts[i]).log_density(num(xs[i]));
+    c.add_at(xs[i], ts[i]);
+    seen_x.push_back(xs[i]);
+    seen_t.push_back(ts[i]);
+  }
+  CHECK(sequential == doctest::Approx(log_marginal(1.4, 0.9, xs, ts)).epsilon(1e-12));
+  CHECK(Call(builtin_sp("make_gamma_poisson"), {num(2), num(0.5)}).log_density(c.proc) ==
+        doctest::Approx(log_marginal(2, 0.5, xs, ts)).epsilon(1e-12));
+  // An exposure of 1 is the default.
+  CHECK(c.call_at(1).log_density(num(2)) == c.call().log_density(num(2)));
+  // Draws at exposure 3 follow the predictive there.
+  const auto at3 = predictive(1.4, 0.9, xs, ts, 3);
+  check_discrete(
+      c.sp(), {num(3)}, count_range(0, 40), [&](double k) { return pdf(at3, k); }, &c.aux());
+  for (size_t i = xs.size(); i-- > 0;) c.remove_at(xs[(i * 3) % xs.size()], ts[(i * 3) % xs.size()]);
+  CHECK(c.aux().equals(*fresh));
+  // An exposure that is not positive, or past 1e150: probability zero, never counted.
+  for (double t : {0.0, -1.0, kInf, 1e200, std::nan("")}) {
+    CAPTURE(t);
+    CHECK(c.call_at(t).log_density(num(1)) == -kInf);
+    c.sp().incorporate(num(1), c.call_at(t).args());
+    CHECK(c.aux().equals(*fresh));
+  }
 }
 
 TEST_CASE("gamma_poisson draws follow the negative binomial predictive") {
@@ -148,8 +195,14 @@ TEST_CASE("gamma_poisson errors") {
   check_error([&] { Call(maker, {num(1), vec({1})}).simulate(rng); }, ErrorKind::kType,
               "make_gamma_poisson: argument 2 (b) must be a number, got a vector");
   Counts c = make_counts(1, 1);
-  check_error([&] { Call(c.sp(), {num(1)}, &c.aux()).simulate(rng); }, ErrorKind::kArity,
-              "gamma_poisson: expected 0 arguments, got 1");
+  check_error([&] { Call(c.sp(), {num(1), num(2)}, &c.aux()).simulate(rng); }, ErrorKind::kArity,
+              "gamma_poisson: expected 0 to 1 arguments, got 2");
+  check_error([&] { Call(c.sp(), {num(0)}, &c.aux()).simulate(rng); }, ErrorKind::kDomain,
+              "gamma_poisson: argument 1 (exposure) is 0, but must be positive");
+  check_error([&] { Call(c.sp(), {num(1e200)}, &c.aux()).simulate(rng); }, ErrorKind::kDomain,
+              "gamma_poisson: argument 1 (exposure) is 1e+200, but must be at most 1e150");
+  check_error([&] { Call(c.sp(), {vec({1})}, &c.aux()).simulate(rng); }, ErrorKind::kType,
+              "gamma_poisson: argument 1 (exposure) must be a number, got a vector");
   try {  // unincorporating a draw that was never incorporated is a bug in the caller, not a user error
     c.remove(1.0);
     FAIL("no error");
