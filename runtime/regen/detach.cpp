@@ -232,10 +232,12 @@ double Detach::unapply_psp(Node* n) {
     if (sp.is_random()) t_.random_choices().erase(out);
     if (&sp == t_.scope_include_sp() && !tag_stays(s_, out)) tag_in_scope(t_, args, out, false);
     sp.unincorporate(out->value, args);
-    if (out == unconstrained_at_unapply_) [[unlikely]]
+    if (out == unconstrained_at_unapply_) [[unlikely]] {
       w += sp.log_density(out->value, args);  // as unconstrain() scores it
-    else if (s_.kernel(out) != nullptr)
+      unconstrained_at_unapply_ = nullptr;
+    } else if (s_.kernel(out) != nullptr) {
       w += sp.log_density(out->value, args);
+    }
     db_.put_value(out, std::move(out->value));
     // A constrained choice here is an observation unconstrained at its unapply (detach_and_extract), or one the
     // undo of a failed regen meets: constrained at its break (Regen::constrain_at_break) before the observation's

@@ -352,7 +352,9 @@ double Regen::apply_psp(Node* n) {
     }
     w += at_application(sp, out, [&] { return sp.log_density(v, args); });
   } else if ((observed = observed_here(out)) != nullptr) [[unlikely]] {
-    v = t_.observations().find(observed->root)->second;
+    auto obs = t_.observations().find(observed->root);
+    VNT_ASSERT(obs != t_.observations().end(), "observation root without a value");
+    v = obs->second;
     w += sp.log_density(v, args);  // as constrain() scores it
   } else {
     v = at_application(sp, out, [&] { return sp.simulate(args, t_.rng()); });

@@ -21,7 +21,7 @@ namespace vnt {
 namespace {
 
 /// What a Builder works in, kept per thread and cleared for each: building the scaffold of every transition
-/// allocated a queue, a node order and three sets afresh (a fifth of a small mh transition). Builders never nest.
+/// allocated a queue, a node order and three sets afresh (a tenth of a small mh transition). Builders never nest.
 struct BuildScratch {
   std::vector<std::pair<Node*, Node*>> queue;  // (node, the parent that changed), first in first out from `head`
   std::vector<Node*> order;
@@ -29,9 +29,12 @@ struct BuildScratch {
   FlatPtrSet<Node> counted, seen;
   bool in_use = false;
 
-  /// Empties everything; a table grown by a large scaffold is dropped, or clearing it would cost every small one.
+  /// Empties everything. What a large scaffold grew is dropped: a table, or clearing it would cost every small
+  /// scaffold after it; a vector, or the thread would keep its memory.
   void reset() {
     constexpr size_t kKeptSlots = 4096;
+    if (queue.capacity() > kKeptSlots) queue = {};
+    if (order.capacity() > kKeptSlots) order = {};
     queue.clear();
     order.clear();
     if (disabled.capacity() > kKeptSlots) disabled = {};
