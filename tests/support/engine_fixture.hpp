@@ -31,6 +31,13 @@ inline std::vector<Node*> directive_roots(Engine& e) {
 
 inline std::string fingerprint_of(Engine& e) { return fingerprint(e.trace(), directive_roots(e)); }
 
+/// The root of the assume of `name` (the node that holds its value), or nullptr.
+inline Node* assumed_root(Engine& e, const std::string& name) {
+  for (const DirectiveRecord& r : e.directives())
+    if (r.name == name) return r.root;
+  return nullptr;
+}
+
 /// An expression kept by the engine, as a directive's.
 inline const Expr* expression(Engine& e, const std::string& text, const std::string& name = "<expr>") {
   auto file = std::make_shared<const SourceFile>(SourceFile{name, text});

@@ -17,13 +17,6 @@
 namespace vnt::moved_observation_tests {
 namespace {
 
-Node* assumed(Engine& e, const std::string& name) {
-  for (const DirectiveRecord& r : e.directives())
-    if (r.name == name) return r.root;
-  FAIL("no assume " << name);
-  return nullptr;
-}
-
 struct Weights {
   double rho, xi;
 };
@@ -31,7 +24,7 @@ struct Weights {
 /// Moves z to its other value (a forced proposal), scores it, and puts the old state back as a rejection does.
 Weights move_z_and_reject(Engine& e) {
   Trace& t = e.trace();
-  Node* z = assumed(e, "z");
+  Node* z = test::assumed_root(e, "z");
   const bool old = std::get<bool>(z->value);
   std::unordered_map<Node*, ProposalKernel> kernels;
   kernels[z] = ProposalKernel{ProposalKernel::Kind::kForce, 0, Value(!old)};
@@ -60,7 +53,7 @@ void check_weights(const std::string& moved) {
     test::run(e, "[assume coins (mem (lambda (k) (make_beta_bernoulli 1 1)))] [assume z (flip 0.5)]"
                  "[observe ((coins true)) true] [observe ((coins true)) true] [observe ((coins false)) false]" +
                      moved);
-    const bool z = std::get<bool>(assumed(e, "z")->value);
+    const bool z = std::get<bool>(test::assumed_root(e, "z")->value);
     started_true += z ? 1 : 0;
     const std::string before = test::fingerprint_of(e);
     const std::vector<Node*> choices = e.trace().random_choices().items();

@@ -15,13 +15,6 @@
 namespace vnt::scope_tags_tests {
 namespace {
 
-Node* assumed(Engine& e, const std::string& name) {
-  for (const DirectiveRecord& r : e.directives())
-    if (r.name == name) return r.root;
-  FAIL("no assume " << name);
-  return nullptr;
-}
-
 /// The blocks of `scope` in the scope's order, each with how many nodes it holds.
 std::vector<std::pair<Value, size_t>> blocks_of(Engine& e, const std::string& scope) {
   std::vector<std::pair<Value, size_t>> out;
@@ -39,10 +32,10 @@ TEST_CASE("a tag whose block stays keeps its place, one whose block moves follow
   const auto r_before = blocks_of(e, "r");
   REQUIRE(r_before.size() == 3);
   int b_moved = 0;
-  bool b_was = std::get<bool>(assumed(e, "b")->value);
+  bool b_was = std::get<bool>(test::assumed_root(e, "b")->value);
   for (int i = 0; i < 200; ++i) {
     test::run(e, "[infer (mh default one 1)]");
-    const bool b = std::get<bool>(assumed(e, "b")->value);
+    const bool b = std::get<bool>(test::assumed_root(e, "b")->value);
     b_moved += b != b_was ? 1 : 0;
     b_was = b;
     const auto q = blocks_of(e, "q");
@@ -70,7 +63,7 @@ TEST_CASE("tags whose block reads a moved parameter follow it") {
   for (int i = 0; i < 12; ++i)
     program += fmt::format("[observe (normal (scope_include 'loc w w) 1) {}]", 0.1 * i);
   test::run(e, program);
-  const Node* w = assumed(e, "w");
+  const Node* w = test::assumed_root(e, "w");
   double last = std::get<double>(w->value);
   int moves = 0;
   for (int i = 0; i < 30; ++i) {
