@@ -44,7 +44,7 @@ vnt::Node* make_stale(vnt::Engine& e, vnt::SubsampledState& state) {
 
 /// Repairs every stale child of `border`, in place or by regen; returns {seconds, sections repaired}.
 std::pair<double, size_t> repair(vnt::Engine& e, vnt::Node* border, bool in_place) {
-  const std::vector<vnt::Node*> children = border->children;
+  const std::vector<vnt::Node*> children(border->children.begin(), border->children.end());
   size_t repaired = 0;
   const auto t0 = Clock::now();
   for (vnt::Node* c : children) {

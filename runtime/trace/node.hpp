@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "runtime/trace/child_list.hpp"
 #include "runtime/trace/env.hpp"
 #include "runtime/value/value.hpp"
 
@@ -36,7 +37,7 @@ struct Node {
                                  // keyed by address, this order keeps runs reproducible (by_creation)
   Value value;
   const Expr* expr;              // source of the span in messages; may be null for synthesized nodes
-  std::vector<Node*> children;
+  ChildList children;
 };
 
 /// Sorts nodes by creation (Node::seq): a deterministic order for nodes gathered from tables keyed by address.

@@ -65,7 +65,7 @@ class Trace {
 
   /// Either makes the edge or, out of memory, throws and changes nothing: it allocates before it changes anything.
   void add_child(Node* parent, Node* child) {
-    std::vector<Node*>& c = parent->children;
+    ChildList& c = parent->children;
     make_room(c);
     // A child re-attached to a border of accepted subsampled moves with an old version is stale. Not under other
     // nodes with a version (section roots, and outputs that copied one from their family root): counted there, an

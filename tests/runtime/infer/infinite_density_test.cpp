@@ -179,7 +179,7 @@ TEST_CASE("a current state of infinite density, accepted by an approximate move,
       // the datum's is too when it is repaired in place, which computes no density (the transition then finds it
       // in its weight of the current state); a repair by regen fails and leaves it stale, as in the transition.
       Node* border = e.trace().stale_borders().begin()->first;
-      for (Node* c : std::vector<Node*>(border->children)) {
+      for (Node* c : std::vector<Node*>(border->children.begin(), border->children.end())) {
         try {
           refresh_section(e.trace(), border, c);
         } catch (const Error& err) {

@@ -967,7 +967,7 @@ TEST_CASE("a stale-section repair moves the shape epoch only if a value it recom
     REQUIRE(e.trace().stale_borders().size() == 1);
     Node* border = e.trace().stale_borders().begin()->first;
     int repairs = 0;
-    for (Node* c : std::vector<Node*>(border->children)) {
+    for (Node* c : std::vector<Node*>(border->children.begin(), border->children.end())) {
       if (c->version == border->version) continue;
       BorderReach reach(border);
       CHECK(SectionDag(e.trace(), reach, c).evaluable() == in_place);
