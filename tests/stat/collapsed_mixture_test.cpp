@@ -145,6 +145,25 @@ struct Kernel {
   uint64_t seed;
 };
 
+/// A Dirichlet process mixture (make_crp 1) whose table k's component is `maker` (collapsed), point i observed as
+/// `ys[i]` drawn from its table's: gibbs (seed) and mh (seed + 1) on the seats against all partitions.
+void check_dpm_of(const std::string& maker, const std::array<double, kN>& ys, const LogMarginal& log_marginal_of,
+                  uint64_t seed) {
+  std::string model = fmt::format(R"(
+[assume crp (make_crp 1)]
+[assume z (mem (lambda (i) (scope_include 'z i (crp))))]
+[assume component (mem (lambda (k) {}))]
+)",
+                                  maker);
+  for (size_t i = 0; i < kN; ++i) model += fmt::format("[observe ((component (z {}))) {}]\n", i, ys[i]);
+  const Probabilities exact = exact_crp(1, log_marginal_of), wrong = exact_crp(4, log_marginal_of);
+  for (const Kernel& k : {Kernel{"(gibbs z one 6)", seed}, Kernel{"(mh z one 6)", seed + 1}}) {
+    CAPTURE(k.text);
+    ProgramRun run(model + fmt::format("[infer (repeat 20000 (do {} {}))]\n", k.text, collect_z()), k.seed);
+    check_events(run, exact, wrong);
+  }
+}
+
 }  // namespace
 
 // Until the thirty-eighth session a move of a key stopped the [infer] with "this proposal would change an observed
@@ -251,19 +270,7 @@ TEST_CASE("a Dirichlet process mixture of collapsed normals (normal-inverse-gamm
     return std::lgamma(an) - std::lgamma(kShape) + kShape * std::log(kScale) - an * std::log(bn) +
            0.5 * std::log(vn / kV) - n / 2 * std::log(2 * std::numbers::pi);
   };
-  std::string model = fmt::format(R"(
-[assume crp (make_crp 1)]
-[assume z (mem (lambda (i) (scope_include 'z i (crp))))]
-[assume component (mem (lambda (k) (make_nig_normal {} {} {} {})))]
-)",
-                                  kM, kV, kShape, kScale);
-  for (size_t i = 0; i < kN; ++i) model += fmt::format("[observe ((component (z {}))) {}]\n", i, kY[i]);
-  const Probabilities exact = exact_crp(1, log_marginal_nig), wrong = exact_crp(4, log_marginal_nig);
-  for (const Kernel& k : {Kernel{"(gibbs z one 6)", 112}, Kernel{"(mh z one 6)", 113}}) {
-    CAPTURE(k.text);
-    ProgramRun run(model + fmt::format("[infer (repeat 20000 (do {} {}))]\n", k.text, collect_z()), k.seed);
-    check_events(run, exact, wrong);
-  }
+  check_dpm_of(fmt::format("(make_nig_normal {} {} {} {})", kM, kV, kShape, kScale), kY, log_marginal_nig, 112);
 }
 
 // A random prior mean: make_nig_normal absorbs a move of it. m | draws is proportional to N(m; 0, 2) p(draws | m).
@@ -300,19 +307,7 @@ TEST_CASE("a Dirichlet process mixture of collapsed Poissons (gamma-Poisson): al
     return std::lgamma(kShape + s) - std::lgamma(kShape) + kShape * std::log(kRate) -
            (kShape + s) * std::log(kRate + n) - log_fact;
   };
-  std::string model = fmt::format(R"(
-[assume crp (make_crp 1)]
-[assume z (mem (lambda (i) (scope_include 'z i (crp))))]
-[assume component (mem (lambda (k) (make_gamma_poisson {} {})))]
-)",
-                                  kShape, kRate);
-  for (size_t i = 0; i < kN; ++i) model += fmt::format("[observe ((component (z {}))) {}]\n", i, kCounts[i]);
-  const Probabilities exact = exact_crp(1, log_marginal_gp), wrong = exact_crp(4, log_marginal_gp);
-  for (const Kernel& k : {Kernel{"(gibbs z one 6)", 116}, Kernel{"(mh z one 6)", 117}}) {
-    CAPTURE(k.text);
-    ProgramRun run(model + fmt::format("[infer (repeat 20000 (do {} {}))]\n", k.text, collect_z()), k.seed);
-    check_events(run, exact, wrong);
-  }
+  check_dpm_of(fmt::format("(make_gamma_poisson {} {})", kShape, kRate), kCounts, log_marginal_gp, 116);
 }
 
 // A random prior rate: make_gamma_poisson absorbs a move of it. b | counts is proportional to
