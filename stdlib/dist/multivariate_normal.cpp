@@ -10,44 +10,12 @@
 #include "runtime/sp/sp.hpp"
 #include "runtime/value/coerce.hpp"
 #include "stdlib/support/log_2pi.hpp"
+#include "stdlib/support/spd_factor.hpp"
 
 namespace vnt::stdlib {
 namespace {
 
 constexpr std::string_view kMvnName = "multivariate_normal";
-constexpr double kSymmetryTolerance = 1e-8;  // relative to sqrt(|c_ii c_jj|)
-
-struct Factor {
-  Eigen::MatrixXd cov;              // the contents, to match a different handle with equal entries
-  Eigen::LLT<Eigen::MatrixXd> llt;  // cov = L L^T
-  double log_det = 0;
-  std::string problem;  // why cov is not symmetric positive definite (the message tail); empty if it is
-};
-
-// Each pair within the tolerance of sqrt(|c_ii c_jj|), the scale of a covariance entry: against the largest entry
-// of the matrix, [[1e10 0.5] [-0.5 1e-10]] passed, and was read from its lower triangle.
-bool symmetric(const Eigen::MatrixXd& cov) {
-  const Eigen::ArrayXd sd = cov.diagonal().array().abs().sqrt();
-  const Eigen::ArrayXXd scale = sd.matrix() * sd.matrix().transpose();
-  return ((cov - cov.transpose()).array().abs() <= kSymmetryTolerance * scale).all();
-}
-
-std::shared_ptr<const Factor> factorise(const Eigen::MatrixXd& cov) {
-  auto f = std::make_shared<Factor>();
-  f->cov = cov;
-  if (!cov.allFinite()) {
-    f->problem = "has a non-finite entry, but must be symmetric positive definite";
-  } else if (!symmetric(cov)) {
-    f->problem = "is not symmetric, but must be symmetric positive definite";
-  } else {
-    f->llt.compute(cov);
-    if (f->llt.info() != Eigen::Success)
-      f->problem = "is not positive definite, but must be symmetric positive definite";
-    else
-      f->log_det = 2 * f->llt.matrixLLT().diagonal().array().log().sum();
-  }
-  return f;
-}
 
 class MultivariateNormal final : public Sp {
  public:
@@ -82,7 +50,7 @@ class MultivariateNormal final : public Sp {
   }
 
   // The factor of a valid (mean, cov), or nullptr with the reason in `why`. Throws kType if cov is no matrix.
-  std::shared_ptr<const Factor> factor(const Args& args, const Eigen::VectorXd& mean, std::string& why) const {
+  std::shared_ptr<const SpdFactor> factor(const Args& args, const Eigen::VectorXd& mean, std::string& why) const {
     const Eigen::MatrixXd& cov = as_matrix(args[1], ArgRef{kMvnName, 2, "cov"});
     if (mean.size() == 0) {
       why = "argument 1 (mean) is empty, but must have at least one element";
@@ -102,19 +70,19 @@ class MultivariateNormal final : public Sp {
   }
 
   // Looks the matrix up by handle, then by contents (an equal matrix built again); factorises on a miss.
-  std::shared_ptr<const Factor> cached(const MatrixPtr& cov) const {
+  std::shared_ptr<const SpdFactor> cached(const MatrixPtr& cov) const {
     {
       std::lock_guard lock(mutex_);
       for (Entry& e : cache_)
         if (e.factor && !e.handle.owner_before(cov) && !cov.owner_before(e.handle)) return e.factor;
       for (Entry& e : cache_) {
-        if (e.factor && e.factor->cov.rows() == cov->rows() && e.factor->cov == *cov) {
+        if (e.factor && e.factor->matrix.rows() == cov->rows() && e.factor->matrix == *cov) {
           e.handle = cov;
           return e.factor;
         }
       }
     }
-    auto f = factorise(*cov);  // outside the lock: O(n^3)
+    auto f = factorise_spd(*cov);  // outside the lock: O(n^3)
     std::lock_guard lock(mutex_);
     cache_[next_] = Entry{cov, f};
     next_ = (next_ + 1) % cache_.size();
@@ -123,7 +91,7 @@ class MultivariateNormal final : public Sp {
 
   struct Entry {
     std::weak_ptr<const Eigen::MatrixXd> handle;  // owner identity; the control block outlives the matrix
-    std::shared_ptr<const Factor> factor;
+    std::shared_ptr<const SpdFactor> factor;
   };
   mutable std::mutex mutex_;
   mutable std::array<Entry, 8> cache_;

@@ -1,4 +1,4 @@
-// Mixtures of collapsed coins (and categoricals, normals, Poissons): each observed flip is of the coin its latent key
+// Mixtures of collapsed coins (and categoricals, normals, bivariate normals, Poissons): each observed flip is of the coin its latent key
 // picks (`((coins (z i)))`), so a move of the key takes the observation from one coin to another. Against the exact posterior: all 2^6 assignments of a
 // two-coin mixture, all 203 partitions of a Dirichlet process mixture (the CRP's Ewens prior times each table's
 // beta-binomial marginal likelihood, the coins' weights integrated out), and a key that switches an observation
@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tests/support/niw_reference.hpp"
 #include "tests/support/partitions.hpp"
 #include "tests/support/run_program.hpp"
 #include "tests/support/stat_extra.hpp"
@@ -146,8 +147,9 @@ struct Kernel {
 };
 
 /// A Dirichlet process mixture (make_crp 1) whose table k's component is `maker` (collapsed), point i observed as
-/// `ys[i]` drawn from its table's: gibbs (seed) and mh (seed + 1) on the seats against all partitions.
-void check_dpm_of(const std::string& maker, const std::array<double, kN>& ys, const LogMarginal& log_marginal_of,
+/// `ys[i]` (the value's text) drawn from its table's: gibbs (seed) and mh (seed + 1) on the seats against all
+/// partitions.
+void check_dpm_of(const std::string& maker, const std::array<std::string, kN>& ys, const LogMarginal& log_marginal_of,
                   uint64_t seed) {
   std::string model = fmt::format(R"(
 [assume crp (make_crp 1)]
@@ -162,6 +164,12 @@ void check_dpm_of(const std::string& maker, const std::array<double, kN>& ys, co
     ProgramRun run(model + fmt::format("[infer (repeat 20000 (do {} {}))]\n", k.text, collect_z()), k.seed);
     check_events(run, exact, wrong);
   }
+}
+
+std::array<std::string, kN> texts(const std::array<double, kN>& ys) {
+  std::array<std::string, kN> out;
+  for (size_t i = 0; i < kN; ++i) out[i] = fmt::format("{}", ys[i]);
+  return out;
 }
 
 }  // namespace
@@ -270,7 +278,8 @@ TEST_CASE("a Dirichlet process mixture of collapsed normals (normal-inverse-gamm
     return std::lgamma(an) - std::lgamma(kShape) + kShape * std::log(kScale) - an * std::log(bn) +
            0.5 * std::log(vn / kV) - n / 2 * std::log(2 * std::numbers::pi);
   };
-  check_dpm_of(fmt::format("(make_nig_normal {} {} {} {})", kM, kV, kShape, kScale), kY, log_marginal_nig, 112);
+  check_dpm_of(fmt::format("(make_nig_normal {} {} {} {})", kM, kV, kShape, kScale), texts(kY), log_marginal_nig,
+               112);
 }
 
 // A random prior mean: make_nig_normal absorbs a move of it. m | draws is proportional to N(m; 0, 2) p(draws | m).
@@ -307,7 +316,7 @@ TEST_CASE("a Dirichlet process mixture of collapsed Poissons (gamma-Poisson): al
     return std::lgamma(kShape + s) - std::lgamma(kShape) + kShape * std::log(kRate) -
            (kShape + s) * std::log(kRate + n) - log_fact;
   };
-  check_dpm_of(fmt::format("(make_gamma_poisson {} {})", kShape, kRate), kCounts, log_marginal_gp, 116);
+  check_dpm_of(fmt::format("(make_gamma_poisson {} {})", kShape, kRate), texts(kCounts), log_marginal_gp, 116);
 }
 
 // A random prior rate: make_gamma_poisson absorbs a move of it. b | counts is proportional to
@@ -330,6 +339,50 @@ TEST_CASE("a collapsed Poisson with a random prior rate: the maker absorbs a mov
   check_mean(b, exact.mean, exact.sd);
   check_sd(b, exact.sd);
   expect_rejected(evaluate_mean(b, 2.0, exact.sd));  // the prior's mean
+}
+
+// The same with collapsed bivariate normals, mean and covariance integrated out (make_niw_normal), the components'
+// marginal likelihoods from the textbook update (tests/support/niw_reference.hpp).
+TEST_CASE("a Dirichlet process mixture of collapsed bivariate normals (normal-inverse-Wishart): all partitions") {
+  const std::array<Eigen::Vector2d, kN> kPoints = {Eigen::Vector2d(-2.1, 1.0), Eigen::Vector2d(-1.7, 1.6),
+                                                   Eigen::Vector2d(0.4, -0.3), Eigen::Vector2d(2.2, -1.5),
+                                                   Eigen::Vector2d(2.9, -0.8), Eigen::Vector2d(-2.6, 0.7)};
+  Eigen::Matrix2d s;
+  s << 1.0, 0.3, 0.3, 0.8;
+  const NiwPrior prior{Eigen::Vector2d(0, 0), 0.25, 3, s};
+  auto log_marginal_niw = [&](const std::vector<size_t>& members) {
+    std::vector<Eigen::VectorXd> xs;
+    for (size_t i : members) xs.emplace_back(kPoints[i]);
+    return niw_log_marginal(prior, xs);
+  };
+  std::array<std::string, kN> values;
+  for (size_t i = 0; i < kN; ++i) values[i] = fmt::format("(vector {} {})", kPoints[i][0], kPoints[i][1]);
+  check_dpm_of("(make_niw_normal (vector 0 0) 0.25 3 (matrix (vector 1 0.3) (vector 0.3 0.8)))", values,
+               log_marginal_niw, 120);
+}
+
+// A random prior mean: make_niw_normal absorbs a move of it. m | draws is proportional to N(m; 0, 2) times the
+// marginal likelihood of the draws under m0 = (m, -m).
+TEST_CASE("a collapsed bivariate normal with a random prior mean: the maker absorbs a move of it") {
+  ProgramRun run(R"(
+[assume m (scope_include 'm 0 (normal 0 2))]
+[assume g (make_niw_normal (vector m (- 0 m)) 0.5 4 (id_matrix 2))]
+[observe (g) (vector 1.9 -1.2)] [observe (g) (vector 2.6 -2.0)] [observe (g) (vector 1.4 -1.9)]
+[infer (repeat 20000 (do (mh m one 'drift 1 1) (collect m)))]
+)",
+                 122);
+  const std::vector<Eigen::VectorXd> xs = {Eigen::Vector2d(1.9, -1.2), Eigen::Vector2d(2.6, -2.0),
+                                           Eigen::Vector2d(1.4, -1.9)};
+  auto log_post = [&](double m) {
+    return log_normal_pdf(m, 0, 2) +
+           niw_log_marginal({Eigen::Vector2d(m, -m), 0.5, 4, Eigen::Matrix2d::Identity()}, xs);
+  };
+  const Moments exact = moments_1d(log_post, -30, 30);
+  const std::vector<double> m = run.column("m", kBurnIn);
+  MESSAGE("m given the draws: exact " << exact.mean << " +- " << exact.sd);
+  check_mean(m, exact.mean, exact.sd);
+  check_sd(m, exact.sd);
+  expect_rejected(evaluate_mean(m, 0.0, exact.sd));  // the prior's mean
 }
 
 // Rows of observe_csv are kept as families when the procedure is compound: each row's flip of the coin k picks
