@@ -205,16 +205,20 @@ class Gen:
             zs = [str(i) for i in range(r.randint(1, 4))]
             d += [f"[observe (normal (mu (z {i})) 1) {r.uniform(-3, 3):.2f}]" for i in zs]
             if self.p(0.4):  # collapsed components: a move of (z i) takes its draw to another coin (or normal)
-                kind = r.randrange(3)
+                kind = r.randrange(4)
                 if kind == 0:
                     d.append("[assume cz (mem (lambda (j) (make_beta_bernoulli 1 1)))]")
                     d += [f"[observe ((cz (z {i}))) {r.choice(['true', 'false'])}]" for i in zs]
                 elif kind == 1:
                     d.append("[assume cz (mem (lambda (j) (make_nig_normal 0 1 2 1)))]")
                     d += [f"[observe ((cz (z {i}))) {r.uniform(-3, 3):.2f}]" for i in zs]
-                else:
+                elif kind == 2:
                     d.append("[assume cz (mem (lambda (j) (make_gamma_poisson 2 1)))]")
                     d += [f"[observe ((cz (z {i}))) {r.randint(0, 6)}]" for i in zs]
+                else:
+                    d.append("[assume cz (mem (lambda (j) (make_niw_normal (vector 0 0) 1 3 (id_matrix 2))))]")
+                    d += [f"[observe ((cz (z {i}))) (vector {r.uniform(-3, 3):.2f} {r.uniform(-3, 3):.2f})]"
+                          for i in zs]
             self.add_scope("z", zs, real=False)
             self.add_scope("mu", ["0", "1"], real=True)
             self.default_not_real()

@@ -22,7 +22,7 @@ EXPRS = [
     "(lambda (x) (if (flip) (normal {V} 1) (gamma 1 1)))", "(if (flip) {V} (normal 0 1))", "(+ {V} {V})",
     "(make_beta_bernoulli 1 1)", "(multivariate_normal (zeros 2) (id_matrix 2))", "(lookup (vector {V} 1) 0)",
     "(mem (lambda (k) (make_beta_bernoulli 1 1)))", "(make_nig_normal {V} 1 2 1)", "(make_sym_dir_cat 1 3)", "(let ((q {V})) (normal q 1))", "(make_crp {V})",
-    "(make_gamma_poisson 2 {V})",
+    "(make_gamma_poisson 2 {V})", "(make_niw_normal (vector {V} 0) 1 3 (id_matrix 2))",
     "(let ((r (make_crp 1))) (mem (lambda (k) (scope_include 'z k (r)))))",
     "(scope_include 'w 0 (multivariate_normal (zeros 2) (id_matrix 2)))", "(exp {V})", "(sqrt {V})",
     "(list {V} {V})",
