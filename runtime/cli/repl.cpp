@@ -79,6 +79,7 @@ constexpr std::string_view kHelp =
   [assume name expr]            bind name to the value of expr; random choices in it are inferred
   [observe expr value]          condition: expr, ending in a random choice, took this value
   [observe_csv f "f.csv" col]   observe (f row) at column col, for every row of a CSV file
+                                (a list of columns, as (c1 c2), observes the vector of their cells)
   [predict expr]                print expr's value, and keep it in the trace
   [sample expr]                 print expr's value, without keeping it
   [infer command]               run inference, e.g. [infer (repeat 100 (do (mh default one 1) (collect x)))]

@@ -13,6 +13,7 @@
 #include "runtime/core/diagnostics.hpp"
 #include "runtime/core/make_room.hpp"
 #include "runtime/core/text_file.hpp"
+#include "runtime/engine/csv_columns.hpp"
 #include "runtime/engine/infer_lang.hpp"
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/refresh.hpp"
@@ -735,22 +736,7 @@ void Engine::observe_csv(const Directive& d) {
     e.attach_span(d.span);
     throw;
   }
-  size_t width = table.rows.empty() ? table.header.size() : table.rows[0].size();
-  size_t col = 0;
-  if (d.column_index < 0) {  // by name, even an empty one ("" names an empty header cell, not column -1)
-    auto it = std::find(table.header.begin(), table.header.end(), d.column);
-    if (it == table.header.end())
-      throw Error(ErrorKind::kIo, fmt::format("observe_csv: '{}' has no column named '{}'", path, d.column), d.span);
-    if (std::find(it + 1, table.header.end(), d.column) != table.header.end())  // which one was meant?
-      throw Error(ErrorKind::kIo, fmt::format("observe_csv: '{}' has two columns named '{}'", path, d.column),
-                  d.span);
-    col = static_cast<size_t>(it - table.header.begin());
-  } else {
-    col = static_cast<size_t>(d.column_index);
-    if (col >= width)
-      throw Error(ErrorKind::kIo,
-                  fmt::format("observe_csv: column {} is out of range: '{}' has {} columns", col, path, width), d.span);
-  }
+  const CsvColumns columns(d, table, path);
   const std::vector<size_t> lines = std::move(table.lines);
   auto where = [&](size_t i) { return fmt::format("observe_csv: row at {}:{}: ", path, lines.at(i)); };
   // The record's expression is its read of the procedure: forget names it as what still uses the procedure.
@@ -759,21 +745,20 @@ void Engine::observe_csv(const Directive& d) {
   read->name = d.name;
   read->span = d.name_span;
   const Expr* reads = keep(std::move(read));
+  std::vector<double> x;  // a row's cells outside the value columns
   std::optional<PlatePlan> plan = plates_ ? plan_plate(*trace_, d.name) : std::nullopt;
-  if (plan && plan->program->params == (d.with_index ? 2u : 1u) && !table.rows.empty()) {
+  // Plates serve the one-column form; a list of value columns (a vector value) takes one family per row.
+  if (plan && columns.scalar() && plan->program->params == (d.with_index ? 2u : 1u) && !table.rows.empty()) {
     const Expr* site = apply_site(d.name);
     auto plate = std::make_unique<PlateNode>(site, plan->program, plan->procedure, plan->inputs);
     plate->args.resize(plan->program->params);
     PlateColumn& xs = plate->args.back();
-    std::vector<double> x;
     for (size_t i = 0; i < table.rows.size(); ++i) {
       const std::vector<double>& row = table.rows[i];
-      x.clear();
-      for (size_t j = 0; j < row.size(); ++j)
-        if (j != col) x.push_back(row[j]);
+      columns.rest(row, x);
       if (d.with_index) plate->args[0].push(static_cast<double>(i));
       xs.push_vector(x.data(), x.size());
-      plate->observed.push(row[col]);
+      plate->observed.push(columns.value(row));
     }
     plate->rows = table.rows.size();
     table = {};
@@ -796,14 +781,12 @@ void Engine::observe_csv(const Directive& d) {
   try {
     for (size_t i = 0; i < table.rows.size(); ++i) {
       const std::vector<double>& row = table.rows[i];
-      Eigen::VectorXd x(static_cast<Eigen::Index>(row.size() - 1));
-      for (size_t j = 0, k = 0; j < row.size(); ++j)
-        if (j != col) x[static_cast<Eigen::Index>(k++)] = row[j];
+      columns.rest(row, x);
       std::vector<Value> args;
       if (d.with_index) args.emplace_back(static_cast<double>(i));
-      args.push_back(make_vector(std::move(x)));
+      args.push_back(make_vector(Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size()))));
       try {
-        record.rows.push_back(observe_row(d.name, args, row[col]));
+        record.rows.push_back(observe_row(d.name, args, columns.value(row)));
       } catch (Error& e) {
         throw Error(e.kind(), where(i) + e.message(), d.span);
       }

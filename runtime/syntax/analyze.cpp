@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "runtime/core/error.hpp"
@@ -204,6 +205,42 @@ void expect_args(const parser::DirectiveSyntax& d, size_t n, std::string_view sh
              d.args.size() == 1 ? "" : "s");
 }
 
+/// One value column of observe_csv: a name (a symbol or a string) or a 0-based index; nullopt for anything else.
+std::optional<CsvColumn> csv_column(const Syntax& s) {
+  CsvColumn c;
+  c.span = s.span;
+  // The bound keeps the cast to long defined (1e300 is not an index).
+  if (s.kind == Syntax::Kind::kSymbol || s.kind == Syntax::Kind::kString)
+    c.name = s.text;
+  else if (s.kind == Syntax::Kind::kNumber && s.number >= 0 && s.number < 9007199254740992.0 &&
+           s.number == std::floor(s.number))
+    c.index = static_cast<long>(s.number);
+  else
+    return std::nullopt;
+  return c;
+}
+
+/// observe_csv's value column `col` into `out`: one column, or a parenthesised list of them (the value a vector).
+void csv_value_columns(const Syntax& col, Directive& out) {
+  if (col.kind != Syntax::Kind::kList) {
+    std::optional<CsvColumn> c = csv_column(col);
+    if (!c)
+      raise_at(col.span, ErrorKind::kSyntax,
+               "observe_csv: the value column must be a column name, a 0-based index or a list of them");
+    out.columns.push_back(std::move(*c));
+    return;
+  }
+  if (col.items.empty()) raise_at(col.span, ErrorKind::kSyntax, "observe_csv: the list of value columns is empty");
+  out.column_list = true;
+  for (const Syntax& item : col.items) {
+    std::optional<CsvColumn> c = csv_column(item);
+    if (!c)
+      raise_at(item.span, ErrorKind::kSyntax,
+               "observe_csv: each value column in a list must be a column name or a 0-based index");
+    out.columns.push_back(std::move(*c));
+  }
+}
+
 Directive directive(const parser::DirectiveSyntax& d, const ParamMap& params) {
   Directive out;
   out.label = d.label;
@@ -239,7 +276,8 @@ Directive directive(const parser::DirectiveSyntax& d, const ParamMap& params) {
     out.name = d.args[0].text;
     out.name_span = d.args[0].span;
   } else if (k == "observe_csv") {
-    constexpr std::string_view kShape = "[observe_csv procedure \"file.csv\" value-column ['with_index]]";
+    constexpr std::string_view kShape =
+        "[observe_csv procedure \"file.csv\" value-column-or-(columns...) ['with_index]]";
     if (d.args.size() < 3 || d.args.size() > 4)
       raise_at(d.span, ErrorKind::kSyntax, "observe_csv: expected {}", kShape);
     // {name} parameters may stand for any argument; a parameter's text (a symbol once substituted) is a file name.
@@ -254,16 +292,7 @@ Directive directive(const parser::DirectiveSyntax& d, const ParamMap& params) {
     out.name = args[0].text;
     out.name_span = args[0].span;
     out.path = args[1].text;
-    const Syntax& col = args[2];
-    // The bound keeps the cast to long defined (1e300 is not an index).
-    if (col.kind == Syntax::Kind::kSymbol || col.kind == Syntax::Kind::kString) {
-      out.column = col.text;
-    } else if (col.kind == Syntax::Kind::kNumber && col.number >= 0 && col.number < 9007199254740992.0 &&
-               col.number == std::floor(col.number)) {
-      out.column_index = static_cast<long>(col.number);
-    } else {
-      raise_at(col.span, ErrorKind::kSyntax, "observe_csv: the value column must be a column name or a 0-based index");
-    }
+    csv_value_columns(args[2], out);
     if (args.size() == 4) {
       // 'with_index, with_index or the long form (quote with_index).
       const Syntax& a3 = args[3];

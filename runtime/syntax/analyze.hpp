@@ -25,6 +25,13 @@ Value parse_param_value(const std::string& text, const SourceSpan& span);
 /// its `{name}` span and, whatever its kind, the value's text as given in `text`.
 parser::Syntax substitute_params(const parser::Syntax& s, const ParamMap& params);
 
+/// One value column of observe_csv, as written: a header name, or a 0-based index (then `name` is empty).
+struct CsvColumn {
+  std::string name;
+  long index = -1;
+  SourceSpan span;
+};
+
 struct Directive {
   enum class Kind { kAssume, kObserve, kPredict, kInfer, kSample, kForget, kObserveCsv };
   Kind kind;
@@ -35,10 +42,11 @@ struct Directive {
   ExprPtr expr;       // assume/observe/predict/sample
   ExprPtr value;      // observe: the observed value expression
   parser::Syntax infer;  // infer: the inference program (params substituted)
-  // observe_csv: every row r of `path` observes (name [row index] (vector other columns)) = r[column]
+  // observe_csv: every row r of `path` observes (name [row index] (vector other columns)) = r[column], or with
+  // column_list = (vector r[columns[0]] r[columns[1]] ...), the other columns then being those not in `columns`.
   std::string path;
-  std::string column;    // a header name, or empty when column_index is given
-  long column_index = -1;
+  std::vector<CsvColumn> columns;  // one, unless written as a list
+  bool column_list = false;
   bool with_index = false;
   SourceSpan span;
 };

@@ -20,8 +20,11 @@ check 'q: [infer 1]' \
 check 'q: [forget x]' \
   't.vnt:2:1: error: forget: cannot carry a label (a label names an assume, observe, observe_csv, predict or sample)'
 check '[observe_csv f "x.csv"]' \
-  "t.vnt:2:1: error: observe_csv: expected [observe_csv procedure \"file.csv\" value-column ['with_index]]"
+  "t.vnt:2:1: error: observe_csv: expected [observe_csv procedure \"file.csv\" value-column-or-(columns...) ['with_index]]"
 check '[observe_csv f "x.csv" y with]' "t.vnt:2:26: error: observe_csv: unknown option (known: 'with_index)"
+check '[observe_csv f "x.csv" ()]' 't.vnt:2:24: error: observe_csv: the list of value columns is empty'
+check '[observe_csv f "x.csv" (y (z))]' \
+  't.vnt:2:27: error: observe_csv: each value column in a list must be a column name or a 0-based index'
 check '[predict (if 1 2)]' 't.vnt:2:10: error: if: expected (if condition consequent alternative)'
 check '[predict (lambda x x)]' 't.vnt:2:18: error: lambda: expected a parameter list in parentheses'
 check '[predict (let ((x)) x)]' 't.vnt:2:16: error: let: each binding must be (name expr)'
