@@ -589,6 +589,31 @@ TEST_CASE("interrupt() stops a large matrix product and a large plate load, leav
   CHECK(draws_after(rt) == draws_after(twin));
 }
 
+TEST_CASE("observe_csv of a list of value columns: a failing row leaves the session as it was, a label forgets all") {
+  const std::filesystem::path csv =
+      std::filesystem::temp_directory_path() / ("vnt_column_list_" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(csv) << "a,x2,b,x1\n0,1,0,2\n1,2,1,3\n2,inf,2,4\n";
+  const std::string model = "[assume m (normal 0 1)] [assume s (gamma 1 1)]"
+                            "[assume f (lambda (i x) (multivariate_normal (+ m x) (* s (id_matrix 2))))]";
+  vnt::Runtime rt(seeded(11)), twin(seeded(11));
+  rt.execute(model);
+  twin.execute(model);
+  const std::string load = "d: [observe_csv f \"" + csv.string() + "\" (x1 x2) 'with_index]";
+  vnt::RuntimeError e = error_of([&] { rt.execute(load, "c.vnt"); });
+  CHECK(e.kind() == "zero probability");
+  CHECK(e.location() == "c.vnt:1:1");
+  CHECK(e.message() ==
+        "observe_csv: row at " + csv.string() + ":4: observe: [4 inf] has probability zero under (f ...)");
+  CHECK(draws_after(rt) == draws_after(twin));
+  // Without the bad row the rows load; the label removes all of them, and then nothing uses f.
+  std::ofstream(csv) << "a,x2,b,x1\n0,1,0,2\n1,2,1,3\n";
+  rt.execute(load);
+  CHECK(error_of([&] { rt.forget("f"); }).kind() == "inference error");
+  rt.forget("d");
+  rt.forget("f");
+  std::filesystem::remove(csv);
+}
+
 TEST_CASE("a failed call does not make a kernel on a scope only it names legal") {
   vnt::Runtime rt;
   rt.assume("x", "(normal 0 1)");

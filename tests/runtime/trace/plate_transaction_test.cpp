@@ -389,5 +389,72 @@ TEST_CASE("after accepted subsampled moves the plate's total is recomputed befor
   CHECK(close(p->total, PlateEvaluator(*p, current_inputs(*p)).sum(), 1e-12));
 }
 
+// A list of value columns observes vectors, one family per row even where a plate could run the procedure (f
+// below). An impossible row (a cell of inf, outside multivariate_normal's support) takes back the rows before it.
+TEST_CASE("observe_csv of a list of value columns: one family per row, all or nothing, forgotten by its label") {
+  const std::string bad = write_csv("columns_bad.csv", "a,x2,b,x1\n0,1,0,2\n1,2,1,3\n2,inf,2,4\n3,4,3,5\n");
+  const std::string good = write_csv("columns_good.csv", "a,x2,b,x1\n0,1,0,2\n1,2,1,3\n2,3,2,4\n");
+  for (bool plates : {true, false}) {
+    CAPTURE(plates);
+    Engine e(43);
+    e.set_plates(plates);
+    test::run(e, "[assume mu (normal 0 1)] [assume f (lambda (x) (multivariate_normal (+ mu x) (id_matrix 2)))]");
+    REQUIRE(plan_plate(e.trace(), "f").has_value());
+    const std::string before = test::fingerprint_of(e);
+    const size_t nodes = e.trace().live_nodes();
+    try {
+      test::run(e, "\n  d: [observe_csv f \"" + bad + "\" (x1 x2)]", "csv.vnt");
+      FAIL("expected an error");
+    } catch (const Error& err) {
+      CHECK(err.kind() == ErrorKind::kZeroProbability);
+      CHECK(err.message() ==
+            fmt::format("observe_csv: row at {}:4: observe: [4 inf] has probability zero under (f ...)", bad));
+      REQUIRE(err.has_span());
+      CHECK(err.span().line == 2);
+    }
+    CHECK(test::fingerprint_of(e) == before);
+    CHECK(e.trace().live_nodes() == nodes);
+    CHECK(e.directives().size() == 2);
+
+    test::run(e, "d: [observe_csv f \"" + good + "\" (x1 x2)]");
+    const DirectiveRecord& r = e.directives().back();
+    CHECK(r.root == nullptr);
+    REQUIRE(r.rows.size() == 3);
+    // Row 1 observes (x1 x2) = (3, 2), in the order written.
+    REQUIRE(is_vector(r.rows[1]->value));
+    CHECK(*std::get<VectorPtr>(r.rows[1]->value) == Eigen::Vector2d(3, 2));
+    test::run(e, "[forget d]");
+    CHECK(test::fingerprint_of(e) == before);
+    CHECK(e.trace().live_nodes() == nodes);
+    test::run(e, "[forget f]");
+  }
+}
+
+// Each row observes what observe_apply of (f (vector a b)) at (vector x1 x2) observes: the value's cells in the
+// order written, the procedure's vector the other cells in file order. Named by index or string, the columns of the
+// same rows in another order give the same trace; in the other order, another one.
+TEST_CASE("observe_csv of a list of value columns observes the rows that observe_apply would") {
+  const std::string mixed = write_csv("columns_mixed.csv", "a,x2,b,x1\n0,1,0.5,2\n1,2,1.5,3\n");
+  const std::string sorted = write_csv("columns_sorted.csv", "x1,x2,a,b\n2,1,0,0.5\n3,2,1,1.5\n");
+  auto engine = [] {
+    auto e = std::make_unique<Engine>(7);
+    e->set_plates(false);
+    test::run(*e, "[assume mu (normal 0 1)] [assume f (lambda (x) (multivariate_normal (+ mu x) (id_matrix 2)))]");
+    return e;
+  };
+  auto load = [&](const std::string& path, const std::string& columns) {
+    std::unique_ptr<Engine> e = engine();
+    test::run(*e, "[observe_csv f \"" + path + "\" " + columns + "]");
+    return test::fingerprint_of(*e);
+  };
+  std::unique_ptr<Engine> by_row = engine();
+  by_row->observe_apply("f", {vec2(0, 0.5)}, vec2(2, 1));
+  by_row->observe_apply("f", {vec2(1, 1.5)}, vec2(3, 2));
+  const std::string expected = test::fingerprint_of(*by_row);
+  CHECK(load(mixed, "(x1 x2)") == expected);
+  CHECK(load(sorted, "(0 \"x2\")") == expected);
+  CHECK(load(sorted, "(1 0)") != expected);  // the value in the other order
+}
+
 }  // namespace
 }  // namespace vnt::plate_transaction_tests
