@@ -31,6 +31,7 @@ size_t find_column(const CsvColumn& c, const CsvTable& table, const std::string&
 }  // namespace
 
 CsvColumns::CsvColumns(const Directive& d, const CsvTable& table, const std::string& path) : list_(d.column_list) {
+  VNT_ASSERT(!d.columns.empty(), "observe_csv without a value column");  // analyze_directive gives one at least
   const size_t width = table.rows.empty() ? table.header.size() : table.rows[0].size();
   is_value_.assign(width, false);
   for (const CsvColumn& c : d.columns) {
