@@ -153,8 +153,9 @@ void note(FreshWatch& watch, Node* n) {
 
 /// ensure_fresh's walk from x, noting in `watch` (if any) the nodes that can be stale roots. A repair that moved the
 /// trace's shape (a section's brush regenerated) may have deleted nodes the walk still holds: it stops there and
-/// returns true.
-bool fresh_walk(Trace& trace, Node* x, Node* except_border, FreshWatch* watch) {
+/// returns true. `seen` may hold what earlier walks from other nodes met (a scaffold's nodes share most of what they
+/// read): those are fresh already, and are not walked again.
+bool fresh_walk(Trace& trace, Node* x, Node* except_border, FreshWatch* watch, SmallPtrSet& seen) {
   // Walk up through deterministic values (random choices are never stale: only their arguments can be),
   // repairing stale section roots from the top down. Called for every operand of every section read while
   // another border has stale sections, so nothing is allocated per call: the stack is on a per-thread scratch
@@ -165,7 +166,12 @@ bool fresh_walk(Trace& trace, Node* x, Node* except_border, FreshWatch* watch) {
   };
   thread_local std::vector<Step> scratch;
   ScratchStack<Step> stack(scratch);
-  SmallPtrSet seen;
+  // Constants are never stale and read nothing: they are not walked.
+  auto push_parents = [&](Node* n) {
+    for_each_parent(n, [&](Node* p) {
+      if (p->kind != NodeKind::kConstant) stack.push({p, false});
+    });
+  };
   stack.push({x, false});
   while (!stack.empty()) {
     const auto [n, expanded] = stack.pop();
@@ -174,12 +180,21 @@ bool fresh_walk(Trace& trace, Node* x, Node* except_border, FreshWatch* watch) {
       if (repair_if_stale_root(trace, n, except_border)) return true;
       continue;
     }
-    if (!seen.insert(n)) continue;
+    if (!seen.insert(n)) {
+      // An earlier walk met x, a random choice, and stopped there; walked from, its arguments are walked too.
+      if (n == x && n != except_border && is_random_output(n)) push_parents(n);
+      continue;
+    }
     stack.push({n, true});
     if ((is_random_output(n) && n != x) || n == except_border) continue;
-    for_each_parent(n, [&](Node* p) { stack.push({p, false}); });
+    push_parents(n);
   }
   return false;
+}
+
+bool fresh_walk(Trace& trace, Node* x, Node* except_border, FreshWatch* watch) {
+  SmallPtrSet seen;
+  return fresh_walk(trace, x, except_border, watch, seen);
 }
 
 }  // namespace
@@ -231,10 +246,11 @@ bool ensure_scaffold_fresh(Trace& trace, const Scaffold& scaffold, Node* except_
   scaffold.absorbing.for_each([&](Node* n) { nodes.push_back(n); });
   scaffold.brush.for_each([&](Node* n) { nodes.push_back(n); });
   by_creation(nodes);  // repairs may draw (brush from its prior): in an order that does not follow addresses
+  SmallPtrSet seen;  // shared: what one node's walk made fresh, the next one's need not walk again
   for (Node* n : nodes) {
     if (n->kind == NodeKind::kConstant) continue;
     // A repair that moved the shape may have removed n or the nodes after it (the scaffold's brush).
-    if (fresh_walk(trace, n, except_border, nullptr)) return false;
+    if (fresh_walk(trace, n, except_border, nullptr, seen)) return false;
   }
   return true;
 }
