@@ -172,6 +172,19 @@ std::array<std::string, kN> texts(const std::array<double, kN>& ys) {
   return out;
 }
 
+/// The draws of a hyperparameter (column `name` of `run`) against its posterior, `log_post` normalised over (lo, hi):
+/// mean and sd; the posterior is told apart from the prior, whose mean is `prior_mean`.
+template <class LogPost>
+void check_hyperparameter(ProgramRun& run, const std::string& name, const LogPost& log_post, double lo, double hi,
+                          double prior_mean) {
+  const Moments exact = moments_1d(log_post, lo, hi);
+  const std::vector<double> x = run.column(name, kBurnIn);
+  MESSAGE(name << " given the draws: exact " << exact.mean << " +- " << exact.sd);
+  check_mean(x, exact.mean, exact.sd);
+  check_sd(x, exact.sd);
+  expect_rejected(evaluate_mean(x, prior_mean, exact.sd));
+}
+
 }  // namespace
 
 // Until the thirty-eighth session a move of a key stopped the [infer] with "this proposal would change an observed
@@ -252,12 +265,7 @@ TEST_CASE("a collapsed categorical with a random concentration: the maker absorb
     return -a + std::lgamma(3 * a) - std::lgamma(3 * a + 7) + std::lgamma(a + 5) + 2 * std::lgamma(a + 1) -
            3 * std::lgamma(a);
   };
-  const Moments exact = moments_1d(log_post, 0, INFINITY);
-  const std::vector<double> a = run.column("a", kBurnIn);
-  MESSAGE("a given the draws: exact " << exact.mean << " +- " << exact.sd);
-  check_mean(a, exact.mean, exact.sd);
-  check_sd(a, exact.sd);
-  expect_rejected(evaluate_mean(a, 1.0, exact.sd));  // the prior's mean
+  check_hyperparameter(run, "a", log_post, 0, INFINITY, 1.0);  // the prior's mean 1
   // The next draw is 0 with probability E[(a + 5) / (3a + 7)].
   const double m0 = integrate([&](double x) { return std::exp(log_post(x)); }, 0, INFINITY);
   const double p0 = integrate([&](double x) { return (x + 5) / (3 * x + 7) * std::exp(log_post(x)); }, 0, INFINITY) / m0;
@@ -299,12 +307,7 @@ TEST_CASE("a collapsed normal with a random prior mean: the maker absorbs a move
     const double vn = 1 / (1 / v + n), mn = vn * (m / v + s), bn = b + 0.5 * (q + m * m / v - mn * mn / vn);
     return log_normal_pdf(m, 0, 2) - (a + n / 2) * std::log(bn);  // the terms free of m dropped
   };
-  const Moments exact = moments_1d(log_post, -30, 30);
-  const std::vector<double> m = run.column("m", kBurnIn);
-  MESSAGE("m given the draws: exact " << exact.mean << " +- " << exact.sd);
-  check_mean(m, exact.mean, exact.sd);
-  check_sd(m, exact.sd);
-  expect_rejected(evaluate_mean(m, 0.0, exact.sd));  // the prior's mean
+  check_hyperparameter(run, "m", log_post, -30, 30, 0.0);  // the prior's mean 0
 }
 
 TEST_CASE("a Dirichlet process mixture of collapsed Poissons (gamma-Poisson): all partitions") {
@@ -333,12 +336,7 @@ TEST_CASE("a collapsed Poisson with a random prior rate: the maker absorbs a mov
     const double n = 5, s = 16;
     return std::log(b) - b + 3 * std::log(b) - (3 + s) * std::log(b + n);  // gamma(2, 1) times the marginal
   };
-  const Moments exact = moments_1d(log_post, 1e-9, 60);
-  const std::vector<double> b = run.column("b", kBurnIn);
-  MESSAGE("b given the counts: exact " << exact.mean << " +- " << exact.sd);
-  check_mean(b, exact.mean, exact.sd);
-  check_sd(b, exact.sd);
-  expect_rejected(evaluate_mean(b, 2.0, exact.sd));  // the prior's mean
+  check_hyperparameter(run, "b", log_post, 1e-9, 60, 2.0);  // the prior's mean 2
 }
 
 // The same with collapsed bivariate normals, mean and covariance integrated out (make_niw_normal), the components'
@@ -377,12 +375,7 @@ TEST_CASE("a collapsed bivariate normal with a random prior mean: the maker abso
     return log_normal_pdf(m, 0, 2) +
            niw_log_marginal({Eigen::Vector2d(m, -m), 0.5, 4, Eigen::Matrix2d::Identity()}, xs);
   };
-  const Moments exact = moments_1d(log_post, -30, 30);
-  const std::vector<double> m = run.column("m", kBurnIn);
-  MESSAGE("m given the draws: exact " << exact.mean << " +- " << exact.sd);
-  check_mean(m, exact.mean, exact.sd);
-  check_sd(m, exact.sd);
-  expect_rejected(evaluate_mean(m, 0.0, exact.sd));  // the prior's mean
+  check_hyperparameter(run, "m", log_post, -30, 30, 0.0);  // the prior's mean 0
 }
 
 // Rows of observe_csv are kept as families when the procedure is compound: each row's flip of the coin k picks
