@@ -129,4 +129,18 @@ README_TABLE=$(awk '/Expected output with seed 0/ { on = 1; next } on && /^```$/
 expect_eq "examples/bayes_lr/README.md shows what synthetic.vnt prints with seed 0" "$README_TABLE" \
   "$(printf '%s\n' "$OUT" | sed -n '/^name /,/^$/p' | sed '$d')"
 
+# The joint DPM of logistic experts: make_data.py writes the checked-in data, and the README shows the output of one
+# run (the probes and alpha have no reference; bench_joint_dpm scores the test set).
+mkdir jdpm
+python3 "$EX/joint_dpm/make_data.py" --out jdpm/data >/dev/null || fail "joint_dpm/make_data.py failed"
+for f in train test; do
+  cmp -s "jdpm/data/$f.csv" "$EX/joint_dpm/data/$f.csv" || fail "examples/joint_dpm/data/$f.csv is not what make_data.py writes"
+done
+run "$EX/joint_dpm/joint_dpm.vnt" --param T=500 --param eps=0.1 --seed 1
+expect_rc 0 "joint_dpm/joint_dpm.vnt"
+README_TABLE=$(awk '/Output with seed 1/ { on = 1; next } on && /^```$/ { if (++fence == 2) exit; next }
+                    on && fence == 1' "$EX/joint_dpm/README.md")
+expect_eq "examples/joint_dpm/README.md shows what joint_dpm.vnt prints with seed 1" "$README_TABLE" \
+  "$(printf '%s\n' "$OUT" | sed -n '/^name /,/^$/p' | sed '$d')"
+
 finish
