@@ -40,34 +40,57 @@ struct NiwParams {
 Eigen::Index dim(const NiwParams& p) { return p.m.size(); }
 size_t packed(Eigen::Index d) { return static_cast<size_t>(d * (d + 1) / 2); }
 
+/// The posterior given the draws: mean m', pseudo-count k', degrees of freedom v' and scale S' (as its factor).
+struct NiwPosterior {
+  Eigen::VectorXd m;
+  double k, v;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  double log_det = 0;
+  double log_norm = 0;  // the predictive's normalising constant (log_predictive)
+  bool ok = false;      // S' factorised (it always does unless S0 is near singular and the draws cancel it)
+};
+
+NiwPosterior posterior(const class NiwAux& aux, const NiwParams& p);
+
 // The draws' count, elementwise sum and sum of outer products (its upper triangle, row by row), all exact sums: a
 // rejected move restores them bit for bit. And the prior's parameters (the maker's arguments, here so that a move of
-// them reaches every draw without making the procedure again).
+// them reaches every draw without making the procedure again). The posterior under them is kept until either changes:
+// collapsed Gibbs scores every table at each move, and only two of them changed since the last (a factor is O(D^3)).
 class NiwAux final : public SpAux {
  public:
   explicit NiwAux(NiwParams p)
-      : prior(std::move(p)), sum(static_cast<size_t>(dim(prior))), outer(packed(dim(prior))) {}
+      : sum(static_cast<size_t>(dim(p))), outer(packed(dim(p))), prior_(std::move(p)) {}
 
-  NiwParams prior;
   double n = 0;
   std::vector<ExactSum> sum, outer;
+
+  const NiwParams& prior() const { return prior_; }
+  void set_prior(NiwParams p) {
+    prior_ = std::move(p);
+    posterior_.reset();
+  }
+  /// The posterior under the prior held.
+  const NiwPosterior& current() const {
+    if (!posterior_) posterior_ = std::make_shared<const NiwPosterior>(posterior(*this, prior_));
+    return *posterior_;
+  }
 
   std::unique_ptr<SpAux> clone() const override { return std::make_unique<NiwAux>(*this); }
   bool equals(const SpAux& other) const override {
     const auto* o = dynamic_cast<const NiwAux*>(&other);
-    return o && o->prior == prior && o->n == n && o->sum == sum && o->outer == outer;
+    return o && o->prior_ == prior_ && o->n == n && o->sum == sum && o->outer == outer;
   }
   std::string to_string() const override {
     return fmt::format("n {}, sum {}", vnt::to_string(Value(n)), vnt::to_string(make_vector(sums())));
   }
 
   Eigen::VectorXd sums() const {
-    Eigen::VectorXd s(dim(prior));
+    Eigen::VectorXd s(dim(prior_));
     for (Eigen::Index i = 0; i < s.size(); ++i) s[i] = sum[static_cast<size_t>(i)].value();
     return s;
   }
   Eigen::MatrixXd outer_sums() const {
-    const Eigen::Index d = dim(prior);
+    const Eigen::Index d = dim(prior_);
     Eigen::MatrixXd q(d, d);
     size_t at = 0;
     for (Eigen::Index i = 0; i < d; ++i)
@@ -75,6 +98,7 @@ class NiwAux final : public SpAux {
     return q;
   }
   void add(const Eigen::VectorXd& x, double sign) {
+    posterior_.reset();
     n += sign;
     size_t at = 0;
     for (Eigen::Index i = 0; i < x.size(); ++i) {
@@ -82,15 +106,10 @@ class NiwAux final : public SpAux {
       for (Eigen::Index j = i; j < x.size(); ++j) outer[at++].add(sign * (x[i] * x[j]));
     }
   }
-};
 
-/// The posterior given the draws: mean m', pseudo-count k', degrees of freedom v' and scale S' (as its factor).
-struct NiwPosterior {
-  Eigen::VectorXd m;
-  double k, v;
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  double log_det = 0;
-  bool ok = false;  // S' factorised (it always does unless S0 is near singular and the draws cancel it)
+ private:
+  NiwParams prior_;
+  mutable std::shared_ptr<const NiwPosterior> posterior_;  // shared by clones: it is never changed, only dropped
 };
 
 NiwPosterior posterior(const NiwAux& aux, const NiwParams& p) {
@@ -109,7 +128,13 @@ NiwPosterior posterior(const NiwAux& aux, const NiwParams& p) {
   }
   q.llt.compute(s);
   q.ok = q.llt.info() == Eigen::Success;
-  if (q.ok) q.log_det = 2 * q.llt.matrixLLT().diagonal().array().log().sum();
+  if (!q.ok) return q;
+  q.log_det = 2 * q.llt.matrixLLT().diagonal().array().log().sum();
+  // The multivariate t's, its degrees of freedom cancelled from the shape's terms: lgamma((df + D) / 2) -
+  // lgamma(df / 2) - D/2 log(pi (k' + 1) / k') - log|S'| / 2.
+  const double d = static_cast<double>(q.m.size()), df = q.v - d + 1;
+  q.log_norm = std::lgamma((df + d) / 2) - std::lgamma(df / 2) -
+               d / 2 * (std::log(std::numbers::pi) + std::log1p(1 / q.k)) - q.log_det / 2;
   return q;
 }
 
@@ -134,8 +159,7 @@ class NiwNormal final : public Sp {
   bool is_random() const override { return true; }
 
   Value simulate(const Args& args, Rng& rng) const override {
-    const NiwAux& aux = state(args);
-    const NiwPosterior q = posterior(aux, aux.prior);
+    const NiwPosterior& q = state(args).current();
     if (!q.ok) raise(ErrorKind::kDomain, "{}: the posterior scale matrix is not positive definite", kNiwName);
     // x = m' + L z sqrt((k' + 1) / k') / sqrt(chi^2_df), the chi-square as 2 df g, g ~ gamma(df / 2) / (df / 2),
     // the scale in logarithms (a tiny df draws a g that underflows).
@@ -153,31 +177,29 @@ class NiwNormal final : public Sp {
 
   double log_density(const Value& x, const Args& args) const override {
     const NiwAux& aux = state(args);
-    const Eigen::VectorXd* y = in_support(x, dim(aux.prior));
+    const Eigen::VectorXd* y = in_support(x, dim(aux.prior()));
     if (y == nullptr) return kNegInf;
-    const NiwPosterior q = posterior(aux, aux.prior);
+    const NiwPosterior& q = aux.current();
     return q.ok ? log_predictive(q, *y) : kNegInf;
   }
 
-  /// The multivariate t's log density; its degrees of freedom cancel from the normalising constant's shape terms:
-  /// lgamma((df + D) / 2) - lgamma(df / 2) - D/2 log(pi (k' + 1) / k') - log|S'| / 2 - (df + D) / 2 log(1 + r),
+  /// The multivariate t's log density: its normalising constant - (df + D) / 2 log(1 + r), with df = v' - D + 1 and
   /// r = (x - m')^T S'^-1 (x - m') k' / (k' + 1).
   static double log_predictive(const NiwPosterior& q, const Eigen::VectorXd& x) {
     const double d = static_cast<double>(q.m.size()), df = q.v - d + 1;
     const double r = q.llt.matrixL().solve(x - q.m).squaredNorm() * (q.k / (q.k + 1));
-    return std::lgamma((df + d) / 2) - std::lgamma(df / 2) -
-           d / 2 * (std::log(std::numbers::pi) + std::log1p(1 / q.k)) - q.log_det / 2 - (df + d) / 2 * std::log1p(r);
+    return q.log_norm - (df + d) / 2 * std::log1p(r);
   }
 
   void incorporate(const Value& x, const Args& args) const override {
     NiwAux& aux = state(args);
-    const Eigen::VectorXd* y = in_support(x, dim(aux.prior));
+    const Eigen::VectorXd* y = in_support(x, dim(aux.prior()));
     if (y != nullptr) aux.add(*y, 1);  // otherwise scored -inf and undone, never counted
   }
 
   void unincorporate(const Value& x, const Args& args) const override {
     NiwAux& aux = state(args);
-    const Eigen::VectorXd* y = in_support(x, dim(aux.prior));
+    const Eigen::VectorXd* y = in_support(x, dim(aux.prior()));
     if (y == nullptr) return;
     VNT_ASSERT(aux.n > 0, "{}: unincorporating {} that was never incorporated", kNiwName, to_string(x));
     aux.add(*y, -1);
@@ -233,7 +255,7 @@ class MakeNiwNormal final : public Sp {
     NiwParams p;
     double prior_log_det = 0;
     const NiwAux& aux = niw(made);
-    if (!niw_problem(args, p, &prior_log_det).empty() || dim(p) != dim(aux.prior)) return kNegInf;
+    if (!niw_problem(args, p, &prior_log_det).empty() || dim(p) != dim(aux.prior())) return kNegInf;
     if (aux.n == 0) return 0;
     const NiwPosterior q = posterior(aux, p);
     if (!q.ok) return kNegInf;
@@ -248,8 +270,8 @@ class MakeNiwNormal final : public Sp {
   void incorporate(const Value& made, const Args& args) const override {
     NiwParams p;
     NiwAux& aux = niw(made);
-    if (!niw_problem(args, p).empty() || dim(p) != dim(aux.prior)) return;  // scored -inf, and undone
-    aux.prior = std::move(p);
+    if (!niw_problem(args, p).empty() || dim(p) != dim(aux.prior())) return;  // scored -inf, and undone
+    aux.set_prior(std::move(p));
   }
 
  private:

@@ -173,13 +173,15 @@ TEST_CASE("make_niw_normal absorbs a change of its parameters: it weighs the dra
   NiwPrior other_dim{Eigen::Vector2d(0, 0), 1, 3, Eigen::MatrixXd::Identity(2, 2)};
   CHECK(Call(maker, args_of(other_dim)).log_density(g.proc) == -kInf);
   auto before = g.aux().clone();
-  maker.incorporate(g.proc, Call(maker, args_of(q)).args());
   const Eigen::VectorXd y = Eigen::Vector3d(0.3, 0.1, -0.4);
+  const double under_p = g.score(y);  // the posterior under p, kept by the procedure: a move must drop it
+  maker.incorporate(g.proc, Call(maker, args_of(q)).args());
   std::vector<Eigen::VectorXd> with = xs;
   with.push_back(y);
   CHECK(g.score(y) == doctest::Approx(niw_log_marginal(q, with) - niw_log_marginal(q, xs)).epsilon(1e-12));
   maker.incorporate(g.proc, Call(maker, args_of(p)).args());  // a rejected move puts them back
   CHECK(g.aux().equals(*before));
+  CHECK(g.score(y) == under_p);
   Niw empty = make_niw(p);
   CHECK(Call(maker, args_of(q)).log_density(empty.proc) == 0);
 }
