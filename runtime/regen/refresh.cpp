@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -44,25 +45,53 @@ bool repair_if_stale_root(Trace& t, Node* n, Node* except_border) {
   return false;
 }
 
-/// The nodes one walk has seen: a linear scan over the first few, a hash set beyond.
+/// The nodes one walk has seen: a linear scan over the first few, a hash set beyond. The hash sets are per-thread
+/// scratch, kept grown between walks (a scaffold's walk meets a few dozen nodes at every move): a walk that a repair
+/// starts inside another takes the next one.
 class SmallPtrSet {
  public:
+  SmallPtrSet() = default;
+  SmallPtrSet(const SmallPtrSet&) = delete;
+  SmallPtrSet& operator=(const SmallPtrSet&) = delete;
+  ~SmallPtrSet() {
+    if (big_ == nullptr) return;
+    // A table grown past a few thousand slots is dropped: clearing it would cost every later walk.
+    if (big_->capacity() > 4096)
+      *big_ = FlatPtrSet<Node>();
+    else
+      big_->clear();
+    --scratch().depth;
+  }
+
   bool insert(Node* n) {
-    if (!big_.empty() || count_ == small_.size()) {
-      if (big_.empty())
-        for (Node* s : small_) big_.insert(s);
-      return big_.insert(n);
+    if (big_ == nullptr && count_ < small_.size()) {
+      for (size_t i = 0; i < count_; ++i)
+        if (small_[i] == n) return false;
+      small_[count_++] = n;
+      return true;
     }
-    for (size_t i = 0; i < count_; ++i)
-      if (small_[i] == n) return false;
-    small_[count_++] = n;
-    return true;
+    if (big_ == nullptr) {
+      Scratch& s = scratch();
+      if (s.sets.size() == s.depth) s.sets.emplace_back();  // a deque: the sets of outer walks stay where they are
+      big_ = &s.sets[s.depth++];
+      for (Node* x : small_) big_->insert(x);
+    }
+    return big_->insert(n);
   }
 
  private:
+  struct Scratch {
+    std::deque<FlatPtrSet<Node>> sets;
+    size_t depth = 0;
+  };
+  static Scratch& scratch() {
+    thread_local Scratch s;
+    return s;
+  }
+
   std::array<Node*, 16> small_{};
   size_t count_ = 0;
-  FlatPtrSet<Node> big_;
+  FlatPtrSet<Node>* big_ = nullptr;
 };
 
 constexpr const char* kStaleImpossible =
