@@ -46,8 +46,8 @@ bool repair_if_stale_root(Trace& t, Node* n, Node* except_border) {
 }
 
 /// The nodes one walk has seen: a linear scan over the first few, a hash set beyond. The hash sets are per-thread
-/// scratch, kept grown between walks (a scaffold's walk meets a few dozen nodes at every move): a walk that a repair
-/// starts inside another takes the next one.
+/// scratch, kept grown between walks (a scaffold's walk meets a few dozen nodes at every move); a walk that a repair
+/// starts inside another takes another one.
 class SmallPtrSet {
  public:
   SmallPtrSet() = default;
@@ -56,11 +56,11 @@ class SmallPtrSet {
   ~SmallPtrSet() {
     if (big_ == nullptr) return;
     // A table grown past a few thousand slots is dropped: clearing it would cost every later walk.
-    if (big_->capacity() > 4096)
-      *big_ = FlatPtrSet<Node>();
+    if (big_->set.capacity() > 4096)
+      big_->set = FlatPtrSet<Node>();
     else
-      big_->clear();
-    --scratch().depth;
+      big_->set.clear();
+    big_->busy = false;
   }
 
   bool insert(Node* n) {
@@ -71,27 +71,24 @@ class SmallPtrSet {
       return true;
     }
     if (big_ == nullptr) {
-      Scratch& s = scratch();
-      if (s.sets.size() == s.depth) s.sets.emplace_back();  // a deque: the sets of outer walks stay where they are
-      big_ = &s.sets[s.depth++];
-      for (Node* x : small_) big_->insert(x);
+      thread_local std::deque<Table> tables;  // a deque: the tables of outer walks stay where they are
+      auto free = std::find_if(tables.begin(), tables.end(), [](const Table& t) { return !t.busy; });
+      big_ = free != tables.end() ? &*free : &tables.emplace_back();
+      big_->busy = true;
+      for (Node* x : small_) big_->set.insert(x);
     }
-    return big_->insert(n);
+    return big_->set.insert(n);
   }
 
  private:
-  struct Scratch {
-    std::deque<FlatPtrSet<Node>> sets;
-    size_t depth = 0;
+  struct Table {
+    FlatPtrSet<Node> set;
+    bool busy = false;
   };
-  static Scratch& scratch() {
-    thread_local Scratch s;
-    return s;
-  }
 
   std::array<Node*, 16> small_{};
   size_t count_ = 0;
-  FlatPtrSet<Node>* big_ = nullptr;
+  Table* big_ = nullptr;
 };
 
 constexpr const char* kStaleImpossible =
