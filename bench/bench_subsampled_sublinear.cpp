@@ -69,7 +69,7 @@ Eigen::Vector3d posterior_mode(const Eigen::Matrix3Xd& xt, const Eigen::VectorXd
 /// Moves the principal node of scope w to `value` (a forced proposal through the trace's own regen).
 void set_w(vnt::Trace& trace, const vnt::BlockSpec& spec, const Eigen::Vector3d& value) {
   vnt::Node* v = vnt::select_block(trace, spec).principals.at(0);
-  std::unordered_map<vnt::Node*, vnt::ProposalKernel> kernels;
+  vnt::ProposalKernels kernels;
   kernels[v] = vnt::ProposalKernel{vnt::ProposalKernel::Kind::kForce, 0, vnt::make_vector(value)};
   vnt::Node* principals[] = {v};
   vnt::Scaffold s = vnt::build_scaffold(trace, principals, std::move(kernels));

@@ -286,7 +286,7 @@ void Engine::constrain_new(Node* root, Node* c, const Value& observed, const Exp
   // Set the observed value with a forced proposal on the choice, so every consumer is updated and re-scored.
   Node* principals[] = {c};
   auto scaffold = [&] {
-    std::unordered_map<Node*, ProposalKernel> kernels;
+    ProposalKernels kernels;
     kernels[c] = ProposalKernel{ProposalKernel::Kind::kForce, 0, v};
     return build_scaffold(*trace_, principals, std::move(kernels));
   };

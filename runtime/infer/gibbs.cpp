@@ -8,7 +8,6 @@
 #include <exception>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "runtime/core/diagnostics.hpp"
@@ -125,7 +124,7 @@ void put_current_back(Trace& trace, Scaffold& scaffold, Db& rho_db) {
 
 bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec) {
   ShapeTouch touch{trace};  // kept unless a procedure moved (below)
-  std::unordered_map<Node*, ProposalKernel> kernels;
+  ProposalKernels kernels;
   for (Node* n : choice.principals) kernels[n] = ProposalKernel{ProposalKernel::Kind::kForce, 0, n->value};
   Scaffold scaffold = build_scaffold(trace, choice.principals, std::move(kernels));
   if (!ensure_scaffold_fresh(trace, scaffold)) throw ShapeMoved{};

@@ -46,7 +46,7 @@ bool decide(double rho, double xi, double correction, Rng& rng) {
 /// a repair moved the shape.
 bool mh_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, const MhOptions& opts) {
   ShapeTouch shape{trace};  // unless the move cannot change which procedures applications use (checked below)
-  std::unordered_map<Node*, ProposalKernel> kernels;
+  ProposalKernels kernels;
   if (opts.drift_sigma) check_drift_targets(choice.principals, spec);
   if (opts.allow_partition && opts.decision == MhOptions::Decision::kMetropolis) {
     std::optional<bool> accepted = partitioned_mh_transition(trace, choice, spec, opts.drift_sigma);

@@ -696,7 +696,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   reach_ = BorderReach(border_);
   first_seq_ = t_.next_seq();
   const size_t n = info.n;
-  std::unordered_map<Node*, ProposalKernel> kernels;
+  ProposalKernels kernels;
   if (opts_.drift_sigma) kernels[v] = ProposalKernel{ProposalKernel::Kind::kDrift, *opts_.drift_sigma, {}};
   Node* principals[] = {v};
   // Alg. 3 step 1-2: the global section only, stopping at the border.

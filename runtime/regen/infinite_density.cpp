@@ -65,7 +65,7 @@ std::optional<InfiniteDensity> find_density(Trace& trace, const Scaffold& s, dou
     if (found) return found;
   }
   for (Node* n : s.principals)
-    if (s.kernels.count(n) != 0)
+    if (s.kernels.contains(n))
       if (std::optional<InfiniteDensity> found = at_node(n, target)) return found;
   return std::nullopt;
 }

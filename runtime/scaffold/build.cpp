@@ -264,7 +264,7 @@ bool resamples_procedures(const Scaffold& s) {
 }
 
 Scaffold build_scaffold(Trace& trace, std::span<Node* const> principals,
-                        std::unordered_map<Node*, ProposalKernel> kernels, Node* hard_border) {
+                        ProposalKernels kernels, Node* hard_border) {
   Scaffold s;
   s.principals.assign(principals.begin(), principals.end());
   s.kernels = std::move(kernels);

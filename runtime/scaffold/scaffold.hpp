@@ -5,7 +5,6 @@
 
 #include <optional>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "runtime/core/flat_ptr_map.hpp"
@@ -24,13 +23,16 @@ struct ProposalKernel {
   Value forced;      // force: the value to set (observe)
 };
 
+/// The principals' proposals, looked up for every node a regen applies (most have none).
+using ProposalKernels = FlatPtrMap<Node, ProposalKernel>;
+
 struct Scaffold {
   std::vector<Node*> principals;
   FlatPtrMap<Node, int> drg;  // resampling nodes -> regen count
   FlatPtrSet<Node> absorbing;
   FlatPtrSet<Node> brush;
   std::vector<Node*> border;
-  std::unordered_map<Node*, ProposalKernel> kernels;
+  ProposalKernels kernels;
   const Node* local_border = nullptr;  // a local section's: it moves, though it is not in the scaffold
 
   bool is_resampling(const Node* n) const { return drg.contains(n); }
@@ -38,17 +40,14 @@ struct Scaffold {
   bool is_brush(const Node* n) const { return brush.contains(n); }
   /// Whether the scaffold can change n's value: resampled, brush, or the border a local section reads.
   bool moves(const Node* n) const { return n == local_border || is_resampling(n) || is_brush(n); }
-  const ProposalKernel* kernel(Node* n) const {
-    auto it = kernels.find(n);
-    return it == kernels.end() ? nullptr : &it->second;
-  }
+  const ProposalKernel* kernel(const Node* n) const { return kernels.find(n); }
 };
 
 /// Builds the scaffold of `principals`. Throws kInference if a proposal would have to change an observed
 /// value (an observed choice would be resampled rather than absorb the change). With a `hard_border`, the
 /// scaffold stops there: its children (the local sections of subsampled MH) are left out.
 Scaffold build_scaffold(Trace& trace, std::span<Node* const> principals,
-                        std::unordered_map<Node*, ProposalKernel> kernels = {}, Node* hard_border = nullptr);
+                        ProposalKernels kernels = {}, Node* hard_border = nullptr);
 
 /// The scaffold of one local section: `root` (a child of `border`) and its scaffold descendants, as if
 /// `border` had changed. The border itself is not part of it.

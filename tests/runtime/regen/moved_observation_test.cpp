@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <string>
-#include <unordered_map>
 
 #include "runtime/regen/infinite_density.hpp"
 #include "runtime/regen/regen.hpp"
@@ -26,7 +25,7 @@ Weights move_z_and_reject(Engine& e) {
   Trace& t = e.trace();
   Node* z = test::assumed_root(e, "z");
   const bool old = std::get<bool>(z->value);
-  std::unordered_map<Node*, ProposalKernel> kernels;
+  ProposalKernels kernels;
   kernels[z] = ProposalKernel{ProposalKernel::Kind::kForce, 0, Value(!old)};
   Node* principals[] = {z};
   Scaffold s = build_scaffold(t, principals, std::move(kernels));
