@@ -76,24 +76,34 @@ std::vector<Node*> block_members(Trace& trace, const BlockSpec& spec, const Bloc
   return random_choices_in_block(trace, spec.scope, choice.block);
 }
 
-bool same_members(std::vector<Node*> now, std::vector<Node*> before) {
+bool same_members(std::vector<Node*> now, const std::vector<Node*>& before) {
+  if (now.size() != before.size()) return false;
+  if (now.size() == 1) return now[0] == before[0];
+  std::vector<Node*> sorted = before;
   std::sort(now.begin(), now.end());
-  std::sort(before.begin(), before.end());
-  return now == before;
+  std::sort(sorted.begin(), sorted.end());
+  return now == sorted;
 }
 
-/// Every joint value of the block, in mixed-radix order (the first choice varies slowest).
-std::vector<std::vector<Value>> joint_values(const std::vector<std::vector<Value>>& each) {
-  std::vector<std::vector<Value>> all(1);
+/// Every joint value of the block, in mixed-radix order (the first choice varies slowest), one after another: the
+/// i-th choice of candidate c is at c * each.size() + i. One vector, not one per candidate: a collapsed seat's move
+/// weighs every table.
+std::vector<Value> joint_values(std::vector<std::vector<Value>> each) {
+  if (each.size() == 1) return std::move(each[0]);
+  std::vector<Value> all;
+  size_t width = 0, count = 1;  // of `all`'s candidates so far
   for (const std::vector<Value>& values : each) {
-    std::vector<std::vector<Value>> next;
-    next.reserve(all.size() * values.size());
-    for (const std::vector<Value>& prefix : all)
+    std::vector<Value> next;
+    next.reserve(count * values.size() * (width + 1));
+    for (size_t c = 0; c < count; ++c)
       for (const Value& v : values) {
-        next.push_back(prefix);
-        next.back().push_back(v);
+        next.insert(next.end(), all.begin() + static_cast<std::ptrdiff_t>(c * width),
+                    all.begin() + static_cast<std::ptrdiff_t>((c + 1) * width));
+        next.push_back(v);
       }
     all = std::move(next);
+    count *= values.size();
+    ++width;
   }
   return all;
 }
@@ -134,31 +144,30 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
   for (Node* n : choice.principals)
     if (scaffold.is_brush(n)) refuse(spec, n, "which exists only for some values of another choice of the block "
                                               "(use block one)");
-  const std::vector<std::vector<Value>> candidates = joint_values(supports(choice.principals, scaffold, spec));
-  std::vector<Value> current;
-  for (Node* n : choice.principals) current.push_back(n->value);
-
-  bool procedures = resamples_procedures(scaffold);  // the current values, then each candidate's
-  Db rho_db(trace);
-  std::vector<double> weights(candidates.size(), kNegInf);
-  std::vector<std::unique_ptr<Db>> made(candidates.size());  // what each candidate's regen made, detached again
-  size_t at = candidates.size();                             // the current value's candidate
-  for (size_t c = 0; c < candidates.size() && at == candidates.size(); ++c) {
+  const size_t width = choice.principals.size();
+  std::vector<Value> all = joint_values(supports(choice.principals, scaffold, spec));
+  size_t count = all.size() / width;
+  size_t at = count;  // the current value's candidate
+  for (size_t c = 0; c < count && at == count; ++c) {
     bool same = true;
-    for (size_t i = 0; i < current.size() && same; ++i) same = values_equal(candidates[c][i], current[i]);
+    for (size_t i = 0; i < width && same; ++i) same = values_equal(all[c * width + i], choice.principals[i]->value);
     if (same) at = c;
   }
   // A current value the SP does not list (it cannot have drawn it): a candidate of its own.
-  std::vector<std::vector<Value>> all = candidates;
-  if (at == all.size()) {
-    all.push_back(current);
-    weights.push_back(kNegInf);
-    made.emplace_back();
+  if (at == count) {
+    for (Node* n : choice.principals) all.push_back(n->value);
+    ++count;
   }
+
+  bool procedures = resamples_procedures(scaffold);  // the current values, then each candidate's
+  Db rho_db(trace);
+  std::vector<double> weights(count, kNegInf);
+  // What each candidate's regen made, detached again (one allocation for all of them).
+  const std::unique_ptr<std::optional<Db>[]> made = std::make_unique<std::optional<Db>[]>(count);
   weights[at] = detach_current(trace, scaffold, rho_db) + choice.log_index_density;
-  for (size_t c = 0; c < all.size(); ++c) {
+  for (size_t c = 0; c < count; ++c) {
     if (c == at) continue;
-    for (size_t i = 0; i < choice.principals.size(); ++i) scaffold.kernels[choice.principals[i]].forced = all[c][i];
+    for (size_t i = 0; i < width; ++i) scaffold.kernels[choice.principals[i]].forced = all[c * width + i];
     const std::optional<double> w = weigh(trace, scaffold, rho_db);
     if (!w) continue;
     // Until it is detached again the candidate's state is attached: an error on the way (out of memory) puts the
@@ -172,7 +181,7 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
         procedures = procedures || resamples_procedures(scaffold);
         // Picking this block again from the state it leads to: the number of blocks may differ there.
         weights[c] = *w + log_index_density(trace, spec);
-        made[c] = std::make_unique<Db>(trace);
+        made[c].emplace(trace);
       }
     } catch (...) {
       put_current_back(trace, scaffold, rho_db);
