@@ -32,7 +32,8 @@ bool enumerable(const SpProcedure& p, const OutputNode* out) {
 
 class ExtentWalker {
  public:
-  ExtentWalker(Trace& t, const std::string& scope, const Value& block) : t_(t), scope_(scope), block_(block) {}
+  ExtentWalker(Trace& t, const std::string& scope, const Value& block, FlatPtrSet<Node>& seen)
+      : t_(t), scope_(scope), block_(block), seen_(seen) {}
 
   void visit(Node* n) {
     if (!seen_.insert(n)) return;
@@ -55,7 +56,7 @@ class ExtentWalker {
   Trace& t_;
   const std::string& scope_;
   const Value& block_;
-  FlatPtrSet<Node> seen_;  // gibbs walks a block's extent again after every candidate value
+  FlatPtrSet<Node>& seen_;
   std::vector<Node*> found_;
 };
 
@@ -71,7 +72,12 @@ std::vector<Node*> random_choices_in_block(Trace& trace, const std::string& scop
   if (s == nullptr) return {};
   const std::vector<Node*>* tagged = s->nodes(block);
   if (tagged == nullptr) return {};
-  ExtentWalker w(trace, scope, block);
+  // The set of nodes met is the thread's scratch, kept grown (gibbs walks a block's extent again after every
+  // candidate value); one grown past a large extent is dropped rather than cleared slot by slot each time.
+  thread_local FlatPtrSet<Node> seen;
+  if (seen.capacity() > 4096) seen = FlatPtrSet<Node>();
+  seen.clear();
+  ExtentWalker w(trace, scope, block, seen);
   for (Node* n : *tagged) w.visit(n);
   return std::move(w.found());
 }
