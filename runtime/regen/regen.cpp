@@ -310,8 +310,10 @@ double Regen::apply_psp(Node* n) {
         auto& m = static_cast<MemProcedure&>(proc);
         Esr esr;
         esr.shared = true;
-        for (Node* o : out->operands) esr.args.push_back(o->value);
-        esr.key = make_list(esr.args);
+        std::vector<Value> args;  // the key: the family is applied to its items (one list, no copy of the arguments)
+        args.reserve(out->operands.size());
+        for (Node* o : out->operands) args.push_back(o->value);
+        esr.key = make_list(std::move(args));
         esr.proc = m.inner();
         r->esrs.push_back(std::move(esr));
         break;
@@ -417,7 +419,7 @@ Node* Regen::eval_esr(RequestNode* r, size_t i, double* w) {
     if (root != nullptr)
       *w += restore_family(root);
     else
-      root = apply_to_values(out->expr, esr.proc, esr.args, w);
+      root = apply_to_values(out->expr, esr.proc, std::get<ListPtr>(esr.key)->items(), w);
   } catch (...) {
     mem->families().erase(esr.key);
     throw;
@@ -577,7 +579,7 @@ Node* Regen::eval_family(const Expr* e, const EnvPtr& env, double* w) {
   throw Error(ErrorKind::kInternal, "unknown expression kind", e->span);
 }
 
-Node* Regen::apply_to_values(const Expr* site, const Value& proc, const std::vector<Value>& args, double* w) {
+Node* Regen::apply_to_values(const Expr* site, const Value& proc, std::span<const Value> args, double* w) {
   MadeFamilies made(*this);
   made.nodes.reserve(args.size() + 1);
   made.constant(site, proc);

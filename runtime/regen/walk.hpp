@@ -173,7 +173,7 @@ class Regen {
   double regen_parents(Node* n);
   double attach(Node* n);
   Node* eval_family(const Expr* e, const EnvPtr& env, double* w);
-  Node* apply_to_values(const Expr* site, const Value& proc, const std::vector<Value>& args, double* w);
+  Node* apply_to_values(const Expr* site, const Value& proc, std::span<const Value> args, double* w);
   /// Applies the procedure named by `op` (evaluated as an expression, usually a variable) to constants.
   Node* apply_expr_to_values(const Expr* site, const Expr* op, const std::vector<Value>& args, double* w);
   double apply(OutputNode* out);

@@ -58,11 +58,10 @@ struct LookupNode : Node {
 /// apply `proc` to `args`). Families with an own key (compound procedures, `if`) belong to one request node.
 struct Esr {
   bool shared = false;        // mem: the family is shared by equal keys
-  Value key;                  // mem: the argument list
+  Value key;                  // mem: the argument list (a ListPtr), which the memoized procedure is applied to
   const Expr* expr = nullptr; // compound/if: the expression to evaluate
   EnvPtr env;
   Value proc;                 // mem: the memoized procedure
-  std::vector<Value> args;    // mem: the arguments
 };
 
 struct RequestNode : Node {

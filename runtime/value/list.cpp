@@ -18,29 +18,33 @@ constexpr size_t kMinCapacity = 8;
 
 // A buffer whose slots [front, cap) hold items. front only moves down, one slot per winning prepend, so a slot is
 // written once, before any view covers it; the buffer is never reallocated, so a view's items never move.
+// The slots are a vector's, never resized: a list made from a vector takes over its buffer (no copy, no second
+// allocation; a mem key is one per request).
 struct List::Storage {
-  explicit Storage(size_t n) : data(std::make_unique<Value[]>(n)), cap(n), front(n) { g_live_slots += n; }
+  explicit Storage(size_t n) : data(n), cap(n), front(n) { g_live_slots += n; }
+  explicit Storage(std::vector<Value> items) : data(std::move(items)), cap(data.size()), front(0) {
+    if (data.capacity() - cap > cap / 4) data.shrink_to_fit();  // a list kept long holds no spare room
+    g_live_slots += cap;
+  }
   ~Storage() { g_live_slots -= cap; }
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
-  std::unique_ptr<Value[]> data;
+  std::vector<Value> data;
   size_t cap;
   std::atomic<size_t> front;
 };
 
 List::List(std::vector<Value> items) {
   if (items.empty()) return;
-  s_ = std::make_shared<Storage>(items.size());
-  std::move(items.begin(), items.end(), s_->data.get());
-  s_->front = 0;
-  first_ = s_->data.get();
   size_ = items.size();
+  s_ = std::make_shared<Storage>(std::move(items));
+  first_ = s_->data.data();
 }
 
 List List::prepend(Value x) const {
   if (s_) {
-    size_t begin = static_cast<size_t>(first_ - s_->data.get());
+    size_t begin = static_cast<size_t>(first_ - s_->data.data());
     // The slot before a front-most view is covered by no view: whoever moves front over it owns it. The exchange
     // only decides ownership; the item reaches other threads with the view returned, however that is handed over.
     size_t expected = begin;
@@ -53,7 +57,7 @@ List List::prepend(Value x) const {
   // front, so that a list built by repeated pair is copied O(log n) times, O(n) items in all.
   size_t n = size_ + 1;
   auto s = std::make_shared<Storage>(std::max(kMinCapacity, 2 * n));
-  Value* first = s->data.get() + (s->cap - n);
+  Value* first = s->data.data() + (s->cap - n);
   *first = std::move(x);
   std::copy(first_, first_ + size_, first + 1);
   s->front = s->cap - n;
