@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <boost/container/small_vector.hpp>
 #include <memory>
 #include <optional>
 #include <span>
@@ -230,7 +231,9 @@ class Regen {
   bool restore_;
   Db scratch_;   // what undoing a failed step takes out; never the caller's Db (it holds the old state)
   Undo undo_;
-  std::vector<ObservedBreak> breaks_;  // usually none: one per observation whose choice the regen makes again
+  // One per observation whose choice the regen makes again: none, or one for a collapsed seat's move (no
+  // allocation per regen then).
+  boost::container::small_vector<ObservedBreak, 2> breaks_;
 };
 
 /// Parents of a node in regen order: lookup source; operator, operands (and request for outputs).
