@@ -128,7 +128,7 @@ std::optional<double> weigh(Trace& trace, Scaffold& scaffold, Db& rho_db) {
 /// Detaches a candidate's state and attaches the current one again from `rho_db` (both steps must complete).
 void put_current_back(Trace& trace, Scaffold& scaffold, Db& rho_db) {
   Db discard(trace);
-  detach_and_extract(trace, scaffold, discard);
+  detach_unscored(trace, scaffold, discard);
   regen_and_attach(trace, scaffold, true, rho_db);
 }
 
@@ -195,7 +195,7 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
                               spec.scope),
                   spec.span);
     }
-    detach_and_extract(trace, scaffold, *made[c]);
+    detach_unscored(trace, scaffold, *made[c]);  // its weight is known
   }
 
   // Draw one in proportion to exp(weight); a NaN weight counts as zero. All zero: the current state stays.

@@ -78,7 +78,7 @@ bool mh_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spec, 
                                                                  : opts.decision == MhOptions::Decision::kAccept;
   if (accept) return true;
   Db xi_db(trace);
-  detach_and_extract(trace, scaffold, xi_db);
+  detach_unscored(trace, scaffold, xi_db);
   regen_and_attach(trace, scaffold, true, rho_db);
   return false;
 }

@@ -524,7 +524,7 @@ double Transition::visit(Node* root) {
     if (!(xi < kPosInf)) [[unlikely]]
       if (std::optional<InfiniteDensity> infinite = find_infinite_density(t_, sec.scaffold)) {
         Db scratch(t_);
-        detach_and_extract(t_, sec.scaffold, scratch);
+        detach_unscored(t_, sec.scaffold, scratch);
         raise_infinite_density(*infinite, InfiniteIn::kProposal, spec_.kernel);
       }
   } catch (...) {
@@ -672,7 +672,7 @@ void Transition::put_back_stale(Section& sec) {
 void Transition::restore_sections() {
   for (auto it = visited_.rbegin(); it != visited_.rend(); ++it) {
     Db scratch(t_);
-    detach_and_extract(t_, it->scaffold, scratch);
+    detach_unscored(t_, it->scaffold, scratch);
     regen_and_attach(t_, it->scaffold, true, *it->old_state);
     for (Section::Root& r : it->roots) {
       r.node->version = r.version;
@@ -826,7 +826,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
     // trace is poisoned, and what the sections hold may be half put back.
     if (!t_.poisoned()) t_.must_complete([&] {
       Db xi_db(t_);
-      detach_and_extract(t_, global, xi_db);
+      detach_unscored(t_, global, xi_db);
       regen_and_attach(t_, global, true, rho_db);
       restore_sections();
       for (Section& s : visited_) put_back_stale(s);
@@ -876,7 +876,7 @@ bool Transition::run(const BlockChoice& choice, Node* v, const BorderInfo& info)
   // Reject: the global section first (the border gets its old value back), then the visited sections.
   if (impossible_ && before_u) t_.rng() = *before_u;  // exact mh rejects such a move without drawing u
   Db xi_db(t_);
-  detach_and_extract(t_, global, xi_db);
+  detach_unscored(t_, global, xi_db);
   regen_and_attach(t_, global, true, rho_db);
   restore_sections();  // stale sections visited were repaired (and counted) by refresh_section
   restore_in_place();

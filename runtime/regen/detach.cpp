@@ -99,7 +99,7 @@ double Detach::detach(Node* n) {
       ArgBuffer buf(out);
       Args args = buf.args(p->aux());
       p->sp().unincorporate(out->value, args);
-      w += p->sp().log_density(out->value, args);
+      if (score_) w += p->sp().log_density(out->value, args);
     }
   }
   return w + extract_parents(n);
@@ -233,9 +233,9 @@ double Detach::unapply_psp(Node* n) {
     if (&sp == t_.scope_include_sp() && !tag_stays(s_, out)) tag_in_scope(t_, args, out, false);
     sp.unincorporate(out->value, args);
     if (out == unconstrained_at_unapply_) [[unlikely]] {
-      w += sp.log_density(out->value, args);  // as unconstrain() scores it
+      if (score_) w += sp.log_density(out->value, args);  // as unconstrain() scores it
       unconstrained_at_unapply_ = nullptr;
-    } else if (s_.kernel(out) != nullptr) {
+    } else if (score_ && s_.kernel(out) != nullptr) {
       w += sp.log_density(out->value, args);
     }
     db_.put_value(out, std::move(out->value));
@@ -304,9 +304,12 @@ double Detach::unconstrain(Node* root) {
   const SpProcedure* p = primitive_at(out);
   ArgBuffer buf(out);
   Args args = buf.args(p->aux());
-  p->sp().unincorporate(out->value, args);
-  double w = p->sp().log_density(out->value, args);
-  p->sp().incorporate(out->value, args);
+  double w = 0;
+  if (score_) {  // its density where the observation does not count: in the state without it
+    p->sp().unincorporate(out->value, args);
+    w = p->sp().log_density(out->value, args);
+    p->sp().incorporate(out->value, args);
+  }
   c->constrained = false;
   t_.touch_observed(c);
   t_.random_choices().insert(c);
@@ -316,6 +319,10 @@ double Detach::unconstrain(Node* root) {
 // A detach that fails (out of memory saving an old value) leaves the scaffold half detached: nothing undoes it.
 double detach_and_extract(Trace& trace, Scaffold& scaffold, Db& db) {
   return trace.must_complete([&] { return Detach(trace, scaffold, db).detach_and_extract(); });
+}
+
+void detach_unscored(Trace& trace, Scaffold& scaffold, Db& db) {
+  trace.must_complete([&] { Detach(trace, scaffold, db, /*score=*/false).detach_and_extract(); });
 }
 
 void uneval_family(Trace& trace, Scaffold& scaffold, Db& db, Node* root) {

@@ -25,6 +25,10 @@ std::string call_frame(const Expr* site);
 /// (out of memory), the trace is poisoned (Trace::must_complete): nothing undoes half a detach.
 double detach_and_extract(Trace& trace, Scaffold& scaffold, Db& db);
 
+/// detach_and_extract without the rho weight, for a state whose weight is known (gibbs's candidates): the same
+/// state, values and families in `db`, with no density computed.
+void detach_unscored(Trace& trace, Scaffold& scaffold, Db& db);
+
 /// Regenerates the scaffold walking its border; returns the xi weight. With `restore`, every value and
 /// family comes back from `db` (a rejected proposal), and a failure poisons the trace; otherwise `db` is only read
 /// for proposal kernels, and a failed regen undoes itself, leaving the scaffold detached.

@@ -105,7 +105,8 @@ inline bool tag_stays(const Scaffold& s, const OutputNode* out) {
 
 class Detach {
  public:
-  Detach(Trace& t, Scaffold& s, Db& db) : t_(t), s_(s), db_(db) {}
+  /// Without `score`, the densities that make the rho weight are not computed (detach_and_extract returns 0).
+  Detach(Trace& t, Scaffold& s, Db& db, bool score = true) : t_(t), s_(s), db_(db), score_(score) {}
 
   double detach_and_extract();
   double detach(Node* n);             // an absorbing node
@@ -138,6 +139,7 @@ class Detach {
   Trace& t_;
   Scaffold& s_;
   Db& db_;
+  bool score_;
   // The choice of an observation whose procedure moved (see unapplied_next): unapplied constrained, its density
   // scored there, rather than unconstrained first (into the random choices, to be taken out again at once).
   const Node* unconstrained_at_unapply_ = nullptr;
