@@ -69,20 +69,22 @@ std::vector<std::vector<Value>> supports(const std::vector<Node*>& principals, c
   return out;
 }
 
-/// The random choices the block picked by `choice` holds now (after a candidate's regen, in the state it made).
-std::vector<Node*> block_members(Trace& trace, const BlockSpec& spec, const BlockChoice& choice) {
-  if (spec.mode == BlockSpec::Mode::kAll) return select_block(trace, spec, /*allow_empty=*/true).principals;
-  if (spec.scope == "default") return choice.principals;  // one choice, which no value of its own removes
-  return random_choices_in_block(trace, spec.scope, choice.block);
-}
-
-bool same_members(std::vector<Node*> now, const std::vector<Node*>& before) {
-  if (now.size() != before.size()) return false;
-  if (now.size() == 1) return now[0] == before[0];
+/// Whether the block picked by `choice` holds the same random choices now (after a candidate's regen, in the state
+/// it made). `scratch` is the caller's, reused from candidate to candidate.
+bool same_members(Trace& trace, const BlockSpec& spec, const BlockChoice& choice, std::vector<Node*>& scratch) {
+  if (spec.scope == "default" && spec.mode != BlockSpec::Mode::kAll)
+    return true;  // one choice, which no value of its own removes
+  if (spec.mode == BlockSpec::Mode::kAll)
+    scratch = select_block(trace, spec, /*allow_empty=*/true).principals;
+  else
+    random_choices_in_block(trace, spec.scope, choice.block, scratch);
+  const std::vector<Node*>& before = choice.principals;
+  if (scratch.size() != before.size()) return false;
+  if (scratch.size() == 1) return scratch[0] == before[0];
   std::vector<Node*> sorted = before;
-  std::sort(now.begin(), now.end());
+  std::sort(scratch.begin(), scratch.end());
   std::sort(sorted.begin(), sorted.end());
-  return now == sorted;
+  return scratch == sorted;
 }
 
 /// Every joint value of the block, in mixed-radix order (the first choice varies slowest), one after another: the
@@ -165,6 +167,7 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
   // What each candidate's regen made, detached again (one allocation for all of them).
   const std::unique_ptr<std::optional<Db>[]> made = std::make_unique<std::optional<Db>[]>(count);
   weights[at] = detach_current(trace, scaffold, rho_db) + choice.log_index_density;
+  std::vector<Node*> members;
   for (size_t c = 0; c < count; ++c) {
     if (c == at) continue;
     for (size_t i = 0; i < width; ++i) scaffold.kernels[choice.principals[i]].forced = all[c * width + i];
@@ -176,7 +179,7 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
     try {
       // The same block must hold the same choices in every state it moves between, or the move from the new state
       // back would score other values: a value that adds a choice to the block (in a branch it takes) is refused.
-      block_changes = !same_members(block_members(trace, spec, choice), choice.principals);
+      block_changes = !same_members(trace, spec, choice, members);
       if (!block_changes) {
         procedures = procedures || resamples_procedures(scaffold);
         // Picking this block again from the state it leads to: the number of blocks may differ there.

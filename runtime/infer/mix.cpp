@@ -32,8 +32,9 @@ bool enumerable(const SpProcedure& p, const OutputNode* out) {
 
 class ExtentWalker {
  public:
-  ExtentWalker(Trace& t, const std::string& scope, const Value& block, FlatPtrSet<Node>& seen)
-      : t_(t), scope_(scope), block_(block), seen_(seen) {}
+  ExtentWalker(Trace& t, const std::string& scope, const Value& block, FlatPtrSet<Node>& seen,
+               std::vector<Node*>& found)
+      : t_(t), scope_(scope), block_(block), seen_(seen), found_(found) {}
 
   void visit(Node* n) {
     if (!seen_.insert(n)) return;
@@ -50,14 +51,13 @@ class ExtentWalker {
     for (Node* o : out->operands) visit(o);
     visit(out->op);
   }
-  std::vector<Node*>& found() { return found_; }
 
  private:
   Trace& t_;
   const std::string& scope_;
   const Value& block_;
   FlatPtrSet<Node>& seen_;
-  std::vector<Node*> found_;
+  std::vector<Node*>& found_;
 };
 
 [[noreturn]] void no_choices(const BlockSpec& spec) {
@@ -67,19 +67,25 @@ class ExtentWalker {
 
 }  // namespace
 
-std::vector<Node*> random_choices_in_block(Trace& trace, const std::string& scope, const Value& block) {
+void random_choices_in_block(Trace& trace, const std::string& scope, const Value& block, std::vector<Node*>& out) {
+  out.clear();
   const Scope* s = trace.scopes().find(scope);
-  if (s == nullptr) return {};
+  if (s == nullptr) return;
   const std::vector<Node*>* tagged = s->nodes(block);
-  if (tagged == nullptr) return {};
+  if (tagged == nullptr) return;
   // The set of nodes met is the thread's scratch, kept grown (gibbs walks a block's extent again after every
   // candidate value); one grown past a large extent is dropped rather than cleared slot by slot each time.
   thread_local FlatPtrSet<Node> seen;
   if (seen.capacity() > 4096) seen = FlatPtrSet<Node>();
   seen.clear();
-  ExtentWalker w(trace, scope, block, seen);
+  ExtentWalker w(trace, scope, block, seen, out);
   for (Node* n : *tagged) w.visit(n);
-  return std::move(w.found());
+}
+
+std::vector<Node*> random_choices_in_block(Trace& trace, const std::string& scope, const Value& block) {
+  std::vector<Node*> out;
+  random_choices_in_block(trace, scope, block, out);
+  return out;
 }
 
 std::vector<Value> ordered_blocks(Trace& trace, const BlockSpec& spec) {

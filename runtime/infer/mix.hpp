@@ -58,5 +58,7 @@ double log_index_density(Trace& trace, const BlockSpec& spec);
 
 /// The unconstrained random choices in the dynamic extent of nodes tagged (scope, block).
 std::vector<Node*> random_choices_in_block(Trace& trace, const std::string& scope, const Value& block);
+/// The same into `out` (cleared first), for a caller that asks again and again.
+void random_choices_in_block(Trace& trace, const std::string& scope, const Value& block, std::vector<Node*>& out);
 
 }  // namespace vnt
