@@ -130,7 +130,8 @@ double Detach::release(Node* top, bool release_top) {
       }
     }
     // Pushed so that the last ESR parent comes off first, then the definite parents from the last one.
-    for (size_t i = 0, k = definite_parent_count(n); i < k; ++i) stack.push(definite_parent(n, i));
+    for (size_t i = 0, k = definite_parent_count(n); i < k; ++i)
+      if (Node* p = definite_parent(n, i); p->kind != NodeKind::kConstant) stack.push(p);  // never resampled
     if (n->kind == NodeKind::kOutput)
       for (Node* e : as_output(n)->esr_parents) stack.push(e);
   }

@@ -197,7 +197,7 @@ double Regen::walk(Node* top, int* top_count) {
     while (!stack.empty()) {
       RegenFrame& f = stack.top();
       if (Node* p = parent_at(f.node, f.done)) {
-        int* count = s_.drg.find(p);
+        int* count = p->kind == NodeKind::kConstant ? nullptr : s_.drg.find(p);  // a constant is never resampled
         if (count != nullptr && *count == kInProgress) throw DependsOnItself{};
         if (count != nullptr && *count == 0) {
           *count = kInProgress;
