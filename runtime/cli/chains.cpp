@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <new>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "runtime/cli/cli.hpp"
 #include "runtime/core/chain_diagnostics.hpp"
@@ -23,8 +25,8 @@
 namespace vnt::cli {
 namespace {
 
-/// What one chain did, kept until every chain has finished: its output is printed in chain order, not as the
-/// threads happen to run.
+/// What one chain did. Its output is printed in chain order, not as the threads happen to run: as soon as it and
+/// every chain before it have finished. Its draws and reports are kept for the summary after the last.
 struct ChainRun {
   uint64_t seed = 0;
   std::string out;  // its predictions, for stdout
@@ -73,9 +75,47 @@ void run_chain(const Options& o, const std::shared_ptr<const SourceFile>& file, 
   }
 }
 
+/// Prints a chain's predictions and errors, each under a line naming it.
+void print_chain(size_t c, const ChainRun& r) {
+  if (!r.out.empty()) std::cout << fmt::format("chain {} (seed {}):\n{}", c + 1, r.seed, r.out);
+  std::cout.flush();
+  if (!r.err.empty()) std::cerr << fmt::format("chain {} (seed {}):\n{}", c + 1, r.seed, r.err);
+  std::cerr.flush();
+}
+
+/// Prints finished chains in order: chain c once chains 1 to c have all finished (a long run shows the first
+/// chains' predictions while later ones still run, in the order one thread would print them).
+class InOrder {
+ public:
+  explicit InOrder(const std::vector<ChainRun>& runs) : runs_(runs), done_(runs.size(), false) {}
+  /// From a worker thread. Printing that fails (out of memory) is left to rest(), on the main thread.
+  void finished(size_t c) noexcept {
+    const std::lock_guard<std::mutex> lock(m_);
+    done_[c] = true;
+    if (gave_up_) return;
+    try {
+      for (; printed_ < runs_.size() && done_[printed_]; ++printed_) print_chain(printed_, runs_[printed_]);
+    } catch (...) {
+      gave_up_ = true;
+    }
+  }
+  /// Once every chain has finished: those not printed yet.
+  void rest() {
+    for (; printed_ < runs_.size(); ++printed_) print_chain(printed_, runs_[printed_]);
+  }
+
+ private:
+  const std::vector<ChainRun>& runs_;
+  std::mutex m_;
+  std::vector<bool> done_;
+  size_t printed_ = 0;
+  bool gave_up_ = false;
+};
+
 /// Runs every chain, at most as many at a time as the machine has cores, each on a stack of its own as large as
 /// pprun's (evaluation recurses).
-void run_all(const Options& o, const std::shared_ptr<const SourceFile>& file, std::vector<ChainRun>& runs) {
+void run_all(const Options& o, const std::shared_ptr<const SourceFile>& file, std::vector<ChainRun>& runs,
+             InOrder& printer) {
   const size_t workers = std::min<size_t>(runs.size(), std::max(1u, std::thread::hardware_concurrency()));
   std::atomic<size_t> next{0};
   auto work = [&] {
@@ -84,6 +124,7 @@ void run_all(const Options& o, const std::shared_ptr<const SourceFile>& file, st
         run_chain(o, file, runs[c], stack_bytes);
         return 0;
       });
+      printer.finished(c);
     }
   };
   std::vector<std::thread> threads;
@@ -188,17 +229,13 @@ int run_chains(const Options& o, const std::shared_ptr<const SourceFile>& file) 
   }
   std::vector<ChainRun> runs(o.chains);
   for (size_t c = 0; c < runs.size(); ++c) runs[c].seed = o.seed + c;  // wraps past 2^64 - 1, as a seed may
-  run_all(o, file, runs);
+  InOrder printer(runs);
+  run_all(o, file, runs, printer);
+  printer.rest();
 
   int status = 0;
-  for (size_t c = 0; c < runs.size(); ++c) {
-    const ChainRun& r = runs[c];
-    if (!r.out.empty()) std::cout << fmt::format("chain {} (seed {}):\n{}", c + 1, r.seed, r.out);
-    std::cout.flush();
-    if (!r.err.empty()) std::cerr << fmt::format("chain {} (seed {}):\n{}", c + 1, r.seed, r.err);
-    std::cerr.flush();
+  for (const ChainRun& r : runs)
     if (r.status != 0) status = status == 1 ? 1 : r.status;
-  }
   try {
     if (!o.draws_path.empty()) write_draws(o.draws_path, all_draws(runs));
   } catch (const Error& e) {

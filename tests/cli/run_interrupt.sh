@@ -72,4 +72,34 @@ for c in 1 2; do
   rows=$(awk -F, -v c=$c 'NR > 1 && $1 == c' chains.csv | wc -l)
   if [ "$rows" -lt 100 ]; then fail "--draws holds $rows rows of chain $c, not the draws collected before SIGINT"; fi
 done
+
+# A chain's output is printed as soon as it and the chains before it have finished, not after the last. Seed 0's x
+# is true (chain 1 fails at the observation at once), seed 1's false (chain 2 runs until SIGINT).
+cat >first_done.vnt <<'VNT'
+[assume x (flip)]
+[predict x]
+[observe (flip (if x 0 1)) true]
+[infer (repeat 1000000000 (mh default one 1))]
+VNT
+set -m
+"$PPRUN" first_done.vnt --chains 2 --seed 0 >out.txt 2>err.txt &
+pid=$!
+for _ in $(seq 200); do
+  grep -q "^chain 1 (seed 0):" err.txt && break
+  sleep 0.1
+done
+expect_eq "chain 1's prediction is out while chain 2 runs" "chain 1 (seed 0):
+true" "$(cat out.txt)"
+expect_match "and its error" "^first_done.vnt:3:10: error: observe: true has probability zero" "$(sed -n 2p err.txt)"
+expect_eq "chain 2 still runs" "yes" "$(kill -0 "$pid" 2>/dev/null && echo yes || echo no)"
+kill -INT "$pid"
+wait "$pid"
+RC=$?
+set +m
+LAST_CMD="pprun first_done.vnt --chains 2 --seed 0, then SIGINT"
+expect_rc 130 "chain 2 stopped by SIGINT"
+expect_eq "chain 2's prediction follows chain 1's" "chain 1 (seed 0):
+true
+chain 2 (seed 1):
+false" "$(sed -n 1,4p out.txt)"
 finish
