@@ -5,9 +5,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <boost/container/small_vector.hpp>
 #include <cmath>
 #include <cstddef>
-#include <vector>
 
 namespace vnt::stdlib {
 
@@ -49,7 +49,9 @@ class ExactSum {
   bool operator==(const ExactSum& o) const { return value() == o.value(); }
 
  private:
-  std::vector<double> partials_;  // non-overlapping, increasing magnitude
+  // Non-overlapping, increasing magnitude. A few in place: sums of ordinary data hold two or three, so the state of
+  // a new table (made whenever a seat's move weighs one) allocates nothing for them.
+  boost::container::small_vector<double, 3> partials_;
 };
 
 }  // namespace vnt::stdlib
