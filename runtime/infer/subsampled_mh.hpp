@@ -19,6 +19,7 @@
 #include "runtime/infer/chain_cache.hpp"
 #include "runtime/infer/find_border.hpp"  // BorderInfo, find_border: its callers find them here
 #include "runtime/infer/mix.hpp"
+#include "runtime/infer/section_chain.hpp"
 
 namespace vnt {
 
@@ -96,8 +97,9 @@ class SubsampledState {
   /// would be evaluated in place too: tests hold that path in lockstep with exact mh on the same simple shapes.
   bool general_path_for_tests = false;
   /// Filled and emptied by each transition, kept allocated across them (growing them anew at every transition
-  /// moved each value about once more): the new values of section chains, the old values of sections evaluated
-  /// in place.
+  /// moved each value about once more): the section chains visited and their new values, the old values of
+  /// sections evaluated in place.
+  std::vector<SectionChain> chains_visited;
   std::vector<Value> chain_values, saved_values;
   std::vector<Node*> node_roots;  // exact mh: the border's children when a section's brush is about to move them
 

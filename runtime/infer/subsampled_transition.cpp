@@ -166,14 +166,16 @@ double build_price(const PlateVisit& pv) {
 class Transition {
  public:
   Transition(Trace& t, const BlockSpec& spec, const SubsampledOptions& o, SubsampledState& st)
-      : t_(t), spec_(spec), opts_(o), st_(st), node_roots_(st.node_roots), chain_values_(st.chain_values),
-        saved_(st.saved_values) {
+      : t_(t), spec_(spec), opts_(o), st_(st), node_roots_(st.node_roots), chains_(st.chains_visited),
+        chain_values_(st.chain_values), saved_(st.saved_values) {
     node_roots_.clear();
+    chains_.clear();
     chain_values_.clear();
     saved_.clear();
   }
   ~Transition() {  // the buffers keep their memory, not the values (a vector each may hold)
     node_roots_.clear();
+    chains_.clear();
     chain_values_.clear();
     saved_.clear();
   }
@@ -246,7 +248,7 @@ class Transition {
   std::vector<Node*>& node_roots_;  // exact mh with a section with brush: the border's node children at the start
   FlatPtrMap<Node, double> shares_;  // roots of sections with several, not drawn yet: their share of its l
   uint64_t first_seq_ = 0;  // Node::seq of the first node made during this transition
-  std::vector<SectionChain> chains_;  // sections evaluated from values alone (nothing to undo)
+  std::vector<SectionChain>& chains_;  // sections evaluated from values alone (nothing to undo)
   std::vector<Value>& chain_values_;  // their new link values, in order
   struct InPlace {
     std::shared_ptr<const SectionDag> dag;
