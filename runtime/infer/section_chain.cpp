@@ -102,18 +102,24 @@ std::optional<double> SectionChain::delta(const Value& b_new, const Value& b_old
                                           std::vector<Value>& out, std::string_view kernel) const {
   const SpProcedure* leaf_sp = primitive_at(as_output(leaf_));
   auto run = [&](const Value& b, std::vector<Value>* keep) {
-    Value cur = b, last_in;
+    // Each link's value alternates between two slots, so the last link's input (the leaf may ask for the log-odds
+    // of the last link's value) is still there when the leaf is scored, and the border's value is read in place
+    // (a vector's count would move twice per section otherwise).
+    Value slot[2];
+    const Value* in = &b;
+    const Value* last_in = nullptr;
     Rng unused(0);  // deterministic SPs draw nothing
     for (size_t i = 0; i < n_; ++i) {
-      const bool last = i + 1 == n_;
-      if (last) last_in = std::move(cur);  // kept: the leaf may ask for the log-odds of the last link's value
-      cur = with_operand(as_output(link_[i]), arg_[i], last ? last_in : cur, [&](const Sp& sp, const Args& a) {
+      Value& cur = slot[i % 2];
+      cur = with_operand(as_output(link_[i]), arg_[i], *in, [&](const Sp& sp, const Args& a) {
         return at_application(sp, link_[i], [&] { return sp.simulate(a, unused); });
       });
       if (keep) keep->push_back(cur);
+      last_in = in;
+      in = &cur;
     }
-    ArgBuffer leaf(as_output(leaf_), leaf_arg_, &cur);
-    if (n_ > 0) leaf.replacement_from(as_output(link_[n_ - 1]), arg_[n_ - 1], &last_in);
+    ArgBuffer leaf(as_output(leaf_), leaf_arg_, in);
+    if (n_ > 0) leaf.replacement_from(as_output(link_[n_ - 1]), arg_[n_ - 1], last_in);
     const Sp& sp = leaf_sp->sp();
     return at_application(sp, leaf_, [&] { return sp.log_density(leaf_->value, leaf.args(leaf_sp->aux())); });
   };
