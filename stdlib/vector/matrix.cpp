@@ -64,7 +64,7 @@ Eigen::MatrixXd product(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
 }
 
 // matrix × matrix gives a matrix, matrix × vector a vector; the inner dimensions must agree.
-Value multiply(const Call& c) {
+Value matrix_mul(const Call& c) {
   const Eigen::MatrixXd& a = c.matrix(0);
   if (is_vector(c[1])) {
     const Eigen::VectorXd& x = c.vector(1);
@@ -120,7 +120,7 @@ void register_matrix(SpRegistry& r) {
   r.add(make_function_sp("id_matrix", 1, 1, identity));
   r.add(make_function_sp("diag_matrix", 1, 1, diagonal));
   r.add(make_function_sp("transpose", 1, 1, [](const Call& c) { return make_matrix(c.matrix(0).transpose()); }));
-  r.add(make_function_sp("matrix_mul", 2, 2, multiply));
+  r.add(make_function_sp("matrix_mul", 2, 2, matrix_mul));
   r.add(make_function_sp("row", 2, 2, row));
   r.add(make_function_sp("col", 2, 2, col));
   r.add(make_function_sp("mat_lookup", 3, 3, entry));
