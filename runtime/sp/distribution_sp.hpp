@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include "runtime/core/error.hpp"
@@ -16,7 +17,8 @@ namespace vnt {
 
 /// A scalar distribution: kName, kParams (ParamSpec array), kSupport, and static
 ///   double simulate(Rng&, double... params);  double log_density(double x, double... params);
-/// Optional: `static std::vector<double> enumerate(double... params)` for finite supports; and for a first
+/// Optional: `static std::vector<double> enumerate(double... params)` for finite supports, or returning a
+/// std::optional of one, nullopt where the support is too large to list (as an SP without enumerate); and for a first
 /// parameter that is a probability, `static bool rounded(double x, double p)` (whether the density of x has lost
 /// accuracy to the rounding of p) with `static double log_density_logit(double x, double z)`, used when the
 /// operand's log-odds z are known (Args::log_odds).
@@ -93,8 +95,11 @@ class DistributionSp final : public Sp {
     if constexpr (requires(Params p) { detail::call_enumerate<D>(p, Seq{}); }) {
       Params p;
       read_params(args, p, true);
+      const std::optional<std::vector<double>> values = detail::call_enumerate<D>(p, Seq{});
+      if (!values) return std::nullopt;
       std::vector<Value> out;
-      for (double v : detail::call_enumerate<D>(p, Seq{})) out.push_back(to_value(v));
+      out.reserve(values->size());
+      for (double v : *values) out.push_back(to_value(v));
       return out;
     } else {
       return std::nullopt;

@@ -15,6 +15,7 @@ std::string_view domain_requirement(Domain d) {
     case Domain::kProbability: return "must be in [0, 1]";
     case Domain::kPositiveInteger: return "must be a positive integer";
     case Domain::kNonNegativeInteger: return "must be a non-negative integer";
+    case Domain::kInteger: return "must be an integer";
   }
   return "is invalid";
 }
@@ -22,6 +23,7 @@ std::string_view domain_requirement(Domain d) {
 std::string_view domain_requirement(Domain d, double x) {
   if ((d == Domain::kPositive || d == Domain::kNonNegative) && x == std::numeric_limits<double>::infinity())
     return "must be finite";
+  if (d == Domain::kInteger && std::isinf(x)) return "must be finite";  // floor(inf) is inf: not "an integer"
   return domain_requirement(d);
 }
 

@@ -15,12 +15,14 @@ enum class Domain {
   kProbability,     // in [0, 1]
   kPositiveInteger, // integer >= 1
   kNonNegativeInteger,
+  kInteger,         // any finite integer
 };
 
 /// "must be positive", "must be in [0, 1]", ...
 std::string_view domain_requirement(Domain d);
 /// What `x`, outside domain `d`, fails: domain_requirement(d), except "must be finite" for an infinity whose sign
-/// the domain accepts (inf is not "must be positive" for a positive parameter).
+/// the domain accepts (inf is not "must be positive" for a positive parameter, nor "must be an integer" for an
+/// integer one).
 std::string_view domain_requirement(Domain d, double x);
 /// Inline: every log density checks its parameters with it, and a distribution's domains are constants there.
 inline bool in_domain(Domain d, double x) {
@@ -32,6 +34,7 @@ inline bool in_domain(Domain d, double x) {
     case Domain::kProbability: return x >= 0 && x <= 1;
     case Domain::kPositiveInteger: return x >= 1 && x == std::floor(x);
     case Domain::kNonNegativeInteger: return x >= 0 && x == std::floor(x);
+    case Domain::kInteger: return x == std::floor(x);
   }
   return false;
 }
@@ -49,10 +52,12 @@ enum class Support {
   kUnitInterval,      // [0, 1]
   kInterval,          // [lo, hi] given by parameters; the distribution checks it in log_density
   kNonNegativeInteger,
+  kIntegerInterval,   // integers in a range given by parameters (binomial's 0 … n); checked in log_density
   kBinary,            // 0 or 1 as numbers
   kBoolean,           // true or false
 };
 
+/// Whether outputs are real numbers that 'drift may move by a real step: not the integer supports.
 inline bool support_is_real(Support s) {
   return s == Support::kReal || s == Support::kPositiveReal || s == Support::kUnitInterval ||
          s == Support::kInterval;
