@@ -9,6 +9,7 @@
 #pragma once
 
 #include <boost/random/binomial_distribution.hpp>
+#include <boost/random/poisson_distribution.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -46,6 +47,13 @@ inline std::optional<std::vector<double>> listed_range(double lo, double hi) {
   return out;
 }
 
+/// a b - c d rounded once (Kahan's algorithm), for finite products: the difference of a count from its mean.
+inline double cross_difference(double a, double b, double c, double d) {
+  const double cd = c * d;
+  const double err = std::fma(-c, d, cd);  // cd - c d, exactly
+  return std::fma(a, b, -cd) + err;
+}
+
 /// Loader's bd0(x, m) = x log(x / m) + m - x >= 0 for x >= 0 and m >= 0, given d = x - m computed accurately by the
 /// caller (m itself may have rounded). Near x = m it is a series in d / (x + m), which nothing cancels.
 inline double bd0(double x, double m, double d) {
@@ -68,11 +76,37 @@ inline double bd0(double x, double m, double d) {
   return x * (ratio > 0 && std::isfinite(ratio) ? std::log(ratio) : std::log(x) - std::log(m)) - d;
 }
 
-/// lgamma(x + 1) - (x log x - x) for x >= 0 (0 at 0): the rest of log x! beside its x log x part, a few units.
+/// lgamma(x) - (x log x - x) for x > 0: the rest of log Γ(x) beside its z log z part, at most about 745 in size.
+inline double log_gamma_rest(double x) {
+  if (x >= 10) return kHalfLog2Pi - 0.5 * std::log(x) + stirling_correction(x);
+  return std::lgamma(x) - x * std::log(x) + x;
+}
+
+/// lgamma(x + 1) - (x log x - x) for x >= 0 (0 at 0): the same for x!.
 inline double log_factorial_rest(double x) {
   if (x == 0) return 0;
   if (x >= 10) return kHalfLog2Pi + 0.5 * std::log(x) + stirling_correction(x);
   return std::lgamma(x + 1) - x * std::log(x) + x;
+}
+
+/// log_gamma_rest(x + t) - log_gamma_rest(x) for x > 0 and t >= 0; 0 for x = inf (a sum of parameters that
+/// overflowed), where the difference is below t / 1e308.
+inline double log_gamma_rest_diff(double x, double t) {
+  if (x >= 10) return -0.5 * std::log1p(t / x) + stirling_correction(x + t) - stirling_correction(x);
+  return log_gamma_rest(x + t) - log_gamma_rest(x);
+}
+
+/// A Poisson draw of the rate: a sum of draws of rates up to kMaxExactTrials (the sum of independent Poisson counts
+/// is Poisson of the summed rate), exact where Boost's is. kMaxCount, the end of the support, for a rate beyond it
+/// (callers bound their parameters so that such a rate has a negligible probability).
+inline double poisson_count(Rng& rng, double rate) {
+  if (!(rate > 0)) return 0;
+  if (!(rate < kMaxCount)) return kMaxCount;
+  const double parts = std::ceil(rate / kMaxExactTrials);  // at most 9008
+  boost::random::poisson_distribution<int64_t, double> draw(rate / parts);
+  double total = 0;
+  for (double i = 0; i < parts; ++i) total += static_cast<double>(draw(rng.engine()));
+  return std::min(total, kMaxCount);
 }
 
 /// A binomial draw of n trials (an integer up to kMaxCount) of probability p, with q = 1 - p as accurately as the
