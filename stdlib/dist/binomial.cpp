@@ -1,6 +1,7 @@
 // binomial(n, p): the number of successes in n independent trials of probability p, 0 … n; enumerable for n < 4096.
 // SPDX-License-Identifier: Apache-2.0
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -30,10 +31,12 @@ struct Binomial {
     // log C(n, k) and the powers are each about n log 2 (6e15 at n = 2^53), and lgamma's rounding alone is then tens
     // of nats. In Loader's form only the deviances of k and n - k from np and nq are left, and their difference from
     // the mean is k - np for one and np - k for the other.
-    const double m = n - k;
+    const double m = n - k, np = n * p;
     const double d = std::fma(-n, p, k);  // k - np, rounded once
-    return log_factorial_rest(n) - log_factorial_rest(k) - log_factorial_rest(m) - bd0(k, n * p, d) -
-           bd0(m, n * (1 - p), -d);
+    // np is subnormal (inexact) for a subnormal p: log(np) from log(n) + log(p) there.
+    const double dev_k =
+        np >= std::numeric_limits<double>::min() ? bd0(k, np, d) : bd0(k, np, d, std::log(n) + std::log(p));
+    return log_factorial_rest(n) - log_factorial_rest(k) - log_factorial_rest(m) - dev_k - bd0(m, n * (1 - p), -d);
   }
   // 0 … n, unless that is more than gibbs can score (kMaxListed values, n up to 4095).
   static std::optional<std::vector<double>> enumerate(double n, double /*p*/) {

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -55,16 +56,18 @@ inline double cross_difference(double a, double b, double c, double d) {
 }
 
 /// Loader's bd0(x, m) = x log(x / m) + m - x >= 0 for x >= 0 and m >= 0, given d = x - m computed accurately by the
-/// caller (m itself may have rounded). Near x = m it is a series in d / (x + m), which nothing cancels.
-inline double bd0(double x, double m, double d) {
+/// caller (m itself may have rounded). Near x = m it is a series in d / (x + m), which nothing cancels. A caller
+/// whose m is a product that can underflow (tiny parameters) gives log(m) from the logs of its factors: log(x / m)
+/// is then taken from it where m is subnormal or 0.
+inline double bd0(double x, double m, double d, double log_m = std::numeric_limits<double>::quiet_NaN()) {
   if (x == 0) return m;
   const double half_sum = 0.5 * x + 0.5 * m;  // (x + m) / 2, which cannot overflow
   if (std::fabs(d) < 0.2 * half_sum) {
     double v = 0.5 * d / half_sum;
     double sum = d * v;
-    double ej = 2 * x * v;
+    double ej = x * v * 2;  // x v is at most |d|; 2 x may overflow
     v *= v;
-    for (int j = 1; j < 1000; ++j) {  // |v| < 0.1: 16 terms at most
+    for (int j = 1; j < 100; ++j) {  // v^2 < 0.01: 8 terms at most
       ej *= v;
       const double next = sum + ej / (2 * j + 1);
       if (next == sum) return sum;
@@ -72,8 +75,11 @@ inline double bd0(double x, double m, double d) {
     }
     return sum;
   }
-  const double ratio = x / m;  // inf for m = 0 (a count where none is expected): bd0 is inf
-  return x * (ratio > 0 && std::isfinite(ratio) ? std::log(ratio) : std::log(x) - std::log(m)) - d;
+  constexpr double kMinNormal = std::numeric_limits<double>::min();
+  const double ratio = x / m;
+  if (m >= kMinNormal && ratio >= kMinNormal && std::isfinite(ratio)) return x * std::log(ratio) - d;
+  // inf for m = 0 without log_m (a count where none is expected)
+  return x * (std::log(x) - (std::isnan(log_m) ? std::log(m) : log_m)) - d;
 }
 
 /// lgamma(x) - (x log x - x) for x > 0: the rest of log Γ(x) beside its z log z part, at most about 745 in size.

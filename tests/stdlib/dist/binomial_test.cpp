@@ -92,6 +92,7 @@ TEST_CASE("binomial of up to 2^53 trials: log densities accurate where lgamma's 
                            {3 * std::pow(2.0, 50) + 12345, 0.375, -18.56192241301056359735181},
                            {9.0, 1e-15, -2.026809161924715862578779},
                            {1.0, 1e-300, -654.038727328536603781225},
+                           {1.0, 1e-320, -700.0904403212968047518736},
                            {k2To53 - 3, 1 - std::pow(2.0, -53), -2.791759469228055056323629}}) {
     CAPTURE(k);
     CAPTURE(p);
@@ -103,6 +104,9 @@ TEST_CASE("binomial of up to 2^53 trials: log densities accurate where lgamma's 
         doctest::Approx(-1.990890000281764224381801).epsilon(1e-14));
   CHECK(Call(sp, {num(n), num(0.5)}).log_density(num(n)) == doctest::Approx(-n * std::log(2.0)).epsilon(1e-15));
   CHECK(Call(sp, {num(n), num(1e-300)}).log_density(num(0)) == doctest::Approx(-n * 1e-300).epsilon(1e-15));
+  // A subnormal p: np = 3.7e-310 has lost digits, log(n) + log(p) has not.
+  CHECK(Call(sp, {num(3), num(1.23456789e-310)}).log_density(num(2)) ==
+        doctest::Approx(-1426.0827033232089252).epsilon(1e-15));
 }
 
 TEST_CASE("binomial draws of many trials are exact integers with the binomial's mean and spread") {
