@@ -45,7 +45,8 @@ enum class ChoiceValues { kAny, kReal /* 'drift */, kEnumerable /* gibbs */ };
 
 /// The choices whose values can be enumerated, as the errors about the others list them.
 inline constexpr const char* kEnumerableChoices =
-    "flip, bernoulli, categorical, draws of make_beta_bernoulli and make_dir_cat procedures, make_crp tables";
+    "flip, bernoulli, categorical, binomial and beta_binomial of n up to 4095, uniform_discrete of up to 4096 values, "
+    "draws of make_beta_bernoulli and make_dir_cat procedures, make_crp tables";
 
 /// Checks before a run that the block exists and has random choices, and that every choice it can select has the
 /// values `needs` asks for. Throws kInference naming the scope and the reason. A scope the program names
