@@ -103,7 +103,7 @@ class Gen:
         ("(lambda (x) (scope_include 'sec x (normal (* w x) 1)))", "{y:.2f}"),
     ]
     PRIORS = ["(normal 0 1)", "(gamma 2 1)", "(beta 2 2)", "(uniform_continuous -1 1)", "(normal 0 1)",
-              "(inv_gamma 3 1)"]
+              "(inv_gamma 3 1)", "(laplace 0 1)", "(student_t 4 0 1)"]
 
     def model_sub(self):
         """w, then one or two procedures y{j} whose sections read it, observed 1 to 100 times."""
@@ -175,9 +175,10 @@ class Gen:
             return self.model_sub()
         d, r = [], self.r
         conts = [("m", "(normal 0 1)"), ("s", "(gamma 2 1)"), ("pr", "(beta 1 1)"), ("u", "(uniform_continuous -1 1)"),
-                 ("ig", "(inv_gamma 3 2)"), ("v", "(multivariate_normal (zeros 2) (id_matrix 2))")]
+                 ("ig", "(inv_gamma 3 2)"), ("v", "(multivariate_normal (zeros 2) (id_matrix 2))"),
+                 ("ex", "(exponential 2)"), ("ln", "(lognormal 0 0.5)")]
         discs = [("b", "(flip 0.5)"), ("k", "(categorical (vector 0.2 0.3 0.5))"), ("n", "(poisson 3)"),
-                 ("be", "(bernoulli 0.3)")]
+                 ("be", "(bernoulli 0.3)"), ("bn", "(binomial 3 0.4)"), ("ud", "(uniform_discrete 0 3)")]
         for name, e in r.sample(conts, r.randint(1, 4)):
             if self.p(0.3):
                 e = f"(scope_include 'g{name} 0 {e})"

@@ -25,7 +25,9 @@ EXPRS = [
     "(make_gamma_poisson 2 {V})", "(make_niw_normal (vector {V} 0) 1 3 (id_matrix 2))",
     "(let ((r (make_crp 1))) (mem (lambda (k) (scope_include 'z k (r)))))",
     "(scope_include 'w 0 (multivariate_normal (zeros 2) (id_matrix 2)))", "(exp {V})", "(sqrt {V})",
-    "(list {V} {V})",
+    "(list {V} {V})", "(exponential 2)", "(lognormal 0 {V})", "(laplace {V} 1)", "(student_t 3 {V} 1)",
+    "(binomial 4 0.3)", "(beta_binomial 3 1 2)", "(uniform_discrete -1 3)", "(geometric 0.4)",
+    "(negative_binomial 2 0.5)",
 ]
 KERNELS = [
     "(mh default one 5)", "(mh default all 2)", "(mh s one 3)", "(mh w all 'drift 0.3 3)", "(mh z one 4)",
