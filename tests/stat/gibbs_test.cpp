@@ -1,5 +1,6 @@
 // Enumerative Gibbs against exact posteriors: small discrete models enumerated by hand, a block whose choice brings
-// brush and changes the number of blocks (the index correction), a collapsed coin (a Polya urn).
+// brush and changes the number of blocks (the index correction), a collapsed coin (a Polya urn), the count
+// distributions gibbs can list (binomial, beta_binomial, uniform_discrete).
 // SPDX-License-Identifier: Apache-2.0
 #include <array>
 #include <cmath>
@@ -118,6 +119,47 @@ TEST_CASE("gibbs on the draws of a collapsed coin: the Polya urn") {
   check_probability(run.column("(and x y)", kBurnIn), 0.6);
   expect_rejected(evaluate_probability(run.column("x", kBurnIn), 0.5));
   expect_rejected(evaluate_probability(run.column("(and x y)", kBurnIn), 1.0 / 3));  // the coin without the data
+}
+
+TEST_CASE("gibbs on binomial, beta_binomial and uniform_discrete choices matches exact enumeration") {
+  // k ~ binomial(5, 0.4), j ~ beta_binomial(4, 2, 3), u ~ uniform_discrete(-2, 3), y = k + j - u + normal(0, 1)
+  // observed at 6.5: the 6 x 5 x 5 joint values enumerated with pmfs written here from their definitions.
+  const std::string program = R"(
+[assume k (binomial 5 0.4)]
+[assume j (beta_binomial 4 2 3)]
+[assume u (uniform_discrete -2 3)]
+[observe (normal (- (+ k j) u) 1) 6.5]
+[infer (repeat 12000 (do (gibbs default one 1) (collect k j u (= u -2))))]
+)";
+  auto log_choose = [](double n, double x) {
+    return std::lgamma(n + 1) - std::lgamma(x + 1) - std::lgamma(n - x + 1);
+  };
+  auto log_beta = [](double a, double b) { return std::lgamma(a) + std::lgamma(b) - std::lgamma(a + b); };
+  double z = 0, mk = 0, mj = 0, mu = 0, mk2 = 0, mj2 = 0, mu2 = 0, pu = 0;
+  for (int k = 0; k <= 5; ++k)
+    for (int j = 0; j <= 4; ++j)
+      for (int u = -2; u < 3; ++u) {
+        const double log_w = log_choose(5, k) + k * std::log(0.4) + (5 - k) * std::log(0.6) + log_choose(4, j) +
+                             log_beta(j + 2, 4 - j + 3) - log_beta(2, 3) - std::log(5.0) +
+                             log_normal_pdf(6.5, k + j - u, 1);
+        const double w = std::exp(log_w);
+        z += w, mk += k * w, mj += j * w, mu += u * w;
+        mk2 += k * k * w, mj2 += j * j * w, mu2 += u * u * w;
+        pu += (u == -2) * w;
+      }
+  mk /= z, mj /= z, mu /= z, pu /= z;
+  const double sk = std::sqrt(mk2 / z - mk * mk), sj = std::sqrt(mj2 / z - mj * mj), su = std::sqrt(mu2 / z - mu * mu);
+  MESSAGE("exact: E[k] " << mk << ", E[j] " << mj << ", E[u] " << mu << ", P(u = -2) " << pu);
+  ProgramRun run(program, 75);
+  const std::vector<double> k = run.column("k", kBurnIn), j = run.column("j", kBurnIn), u = run.column("u", kBurnIn);
+  check_mean(k, mk, sk);
+  check_mean(j, mj, sj);
+  check_mean(u, mu, su);
+  check_probability(run.column("(= u -2)", kBurnIn), pu);
+  // The priors' means (2, 1.6, 0), which a kernel that did not weigh the observation would sample.
+  expect_rejected(evaluate_mean(k, 2.0, sk));
+  expect_rejected(evaluate_mean(j, 1.6, sj));
+  expect_rejected(evaluate_mean(u, 0.0, su));
 }
 
 }  // namespace vnt::test::gibbs_tests
