@@ -3,8 +3,8 @@
 # checks their draws against the exact posterior computed here (nothing of vnt's). Three families:
 # - linear-Gaussian: w, a few global latents z reading w and each other, per-datum latents, deterministic assumes,
 #   procedures, lets, data that read w twice, vectors, observe_csv rows; the posterior is Gaussian (conditioning).
-# - w alone, read through anything: branches on w (brush), exp, logistic, mem'd procedures keyed by w, observe_csv
-#   rows; the posterior of w by quadrature on a fine grid.
+# - w alone, read through anything: branches on w (brush), exp, logistic, mem'd procedures keyed by w, laplace and
+#   student_t likelihoods, observe_csv rows; the posterior of w by quadrature on a fine grid.
 # - logistic regression with a bias and one weight, w ~ multivariate_normal: rows of observe_csv (the fused plate
 #   rows, with and without 'proxy 'taylor) and single observations; the posterior by quadrature on a 2-D grid.
 # The kernels are exact: mh (drift and prior proposals, through the partition or not), subsampled_mh with eps 0 or
@@ -84,6 +84,14 @@ def log_normal(y, mean, sd):
     return -0.5 * ((y - mean) / sd) ** 2 - math.log(sd)
 
 
+def log_laplace(y, mean, b):
+    return -abs(y - mean) / b - math.log(b)
+
+
+def log_student_t4(y, mean, scale):  # up to a constant
+    return -2.5 * math.log1p(((y - mean) / scale) ** 2 / 4) - math.log(scale)
+
+
 def generate_logistic(rnd, seed):
     m = Model()
     mean = [r2(rnd.uniform(-0.5, 0.5)), r2(rnd.uniform(-0.5, 0.5))]
@@ -160,9 +168,10 @@ def generate(seed):
         m.factors.append((dict(coef), y - c, s))
         return y
 
-    def observe_w(text, f, s):
+    def observe_w(text, f, s, logpdf=None):
         y = r2(rnd.gauss(f(w), s))
-        m.loglik.append(lambda v, f=f, s=s, y=y: log_normal(y, f(v), s))
+        lp = logpdf or log_normal
+        m.loglik.append(lambda v, f=f, s=s, y=y: lp(y, f(v), s))
         return y
 
     procs = set()
@@ -220,8 +229,12 @@ def generate(seed):
                 y = observe_linear("", {"w": a}, 0, s)
                 m.lines.append(f"[observe (normal (if (> {x} 0) (* {a} w) (* w {a})) {s}) {y}]")
         else:
-            kind = rnd.choice(["plain", "branch", "branch", "exp", "logistic", "mem"])
-            if kind == "plain":
+            kind = rnd.choice(["plain", "branch", "branch", "exp", "logistic", "mem", "heavy"])
+            if kind == "heavy":  # a likelihood with heavier tails than the normal's
+                dist, lp = rnd.choice([("laplace", log_laplace), ("student_t 4", log_student_t4)])
+                y = observe_w("", lambda v, a=a, x=x: a * v + x, s, lp)
+                m.lines.append(f"[observe ({dist} (+ (* {a} w) {x}) {s}) {y}]")
+            elif kind == "plain":
                 y = observe_w("", lambda v, a=a, x=x: a * v + x, s)
                 m.lines.append(f"[observe (normal (+ (* {a} w) {x}) {s}) {y}]")
             elif kind == "branch":  # brush: the branch taken depends on w
