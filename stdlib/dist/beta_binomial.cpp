@@ -32,7 +32,7 @@ struct BetaBinomial {
   static constexpr Support kSupport = Support::kIntegerInterval;
 
   static double simulate(Rng& rng, double n, double a, double b) {
-    check(n);
+    check_trials(kName, n);
     // p = g_a / (g_a + g_b) and q = g_b / (g_a + g_b) from the gammas' logs, each accurate where it is near 0 (1 - p
     // would lose a q of 1e-20, which matters to 2^53 trials), and neither lost to the gammas' underflow.
     double t = log_gamma_variate(rng, b) - log_gamma_variate(rng, a);
@@ -83,16 +83,8 @@ struct BetaBinomial {
 
   // 0 … n, unless that is more than gibbs can score (kMaxListed values, n up to 4095).
   static std::optional<std::vector<double>> enumerate(double n, double /*a*/, double /*b*/) {
-    check(n);
+    check_trials(kName, n);
     return listed_range(0, n + 1);
-  }
-
- private:
-  // Counts are doubles: above 2^53 not every count of 0 … n is one, and draws could not be exact.
-  static void check(double n) {
-    if (n > kMaxCount)
-      raise(ErrorKind::kDomain, "{}: argument 1 (n) is {}, but must be at most {}", kName, to_string(Value(n)),
-            to_string(Value(kMaxCount)));
   }
 };
 

@@ -18,7 +18,7 @@ struct Binomial {
   static constexpr Support kSupport = Support::kIntegerInterval;
 
   static double simulate(Rng& rng, double n, double p) {
-    check(n);
+    check_trials(kName, n);
     return binomial_count(rng, n, p, 1 - p);
   }
   static double log_density(double k, double n, double p) {
@@ -40,16 +40,8 @@ struct Binomial {
   }
   // 0 … n, unless that is more than gibbs can score (kMaxListed values, n up to 4095).
   static std::optional<std::vector<double>> enumerate(double n, double /*p*/) {
-    check(n);
+    check_trials(kName, n);
     return listed_range(0, n + 1);
-  }
-
- private:
-  // Counts are doubles: above 2^53 not every count of 0 … n is one, and draws could not be exact.
-  static void check(double n) {
-    if (n > kMaxCount)
-      raise(ErrorKind::kDomain, "{}: argument 1 (n) is {}, but must be at most {}", kName, to_string(Value(n)),
-            to_string(Value(kMaxCount)));
   }
 };
 

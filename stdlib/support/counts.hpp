@@ -17,9 +17,12 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
+#include "runtime/core/error.hpp"
 #include "runtime/core/rng.hpp"
+#include "runtime/value/value.hpp"
 #include "stdlib/support/large_gamma.hpp"
 #include "stdlib/support/log_2pi.hpp"
 
@@ -35,6 +38,14 @@ inline constexpr size_t kMaxListed = 4096;
 /// number of trials times 2^-53 (stdlib/dist/poisson.cpp): up to this size it is about 1e-4 nat. A larger one is
 /// drawn as a sum of draws of at most this size, which has the same distribution.
 inline constexpr double kMaxExactTrials = 1e12;
+
+/// A number of trials n (argument 1) at most kMaxCount, or a kDomain error: above 2^53 not every count of 0 … n is
+/// a double, and draws could not be exact.
+inline void check_trials(std::string_view name, double n) {
+  if (n > kMaxCount)
+    raise(ErrorKind::kDomain, "{}: argument 1 (n) is {}, but must be at most {}", name, to_string(Value(n)),
+          to_string(Value(kMaxCount)));
+}
 
 /// Whether x is an integer in [0, hi].
 inline bool is_count(double x, double hi) { return x >= 0 && x <= hi && x == std::floor(x); }
