@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-# Generates random small models whose latent random choices are all coins (flips, some made by compound procedures,
-# some by mem'd ones, some in branches that appear and disappear), observed through normals, flips and assumed
-# variables whose choice sits in a branch; computes the exact posterior of every named coin by enumerating every
+# Generates random small models whose latent random choices are coins (flips, some made by compound procedures,
+# some by mem'd ones, some in branches that appear and disappear) and in some models a count (binomial or
+# uniform_discrete, read by the observations' means), observed through normals, flips and assumed variables whose
+# choice sits in a branch; computes the exact posterior of every named coin by enumerating every
 # execution with an evaluator of its own (nothing of vnt's); runs the model with pprun under a random exact kernel
 # (mh, subsampled_mh at eps 0, gibbs, pgibbs) and reports the models whose draws disagree with the exact posterior beyond 5
 # standard errors (batch means).
@@ -118,6 +119,14 @@ class Run:
         self.logw += math.log(p if v else 1 - p)
         return v
 
+    def outcome(self, options):
+        """One of `options` outcomes of a count choice, numbered from 0."""
+        if self.used == len(self.prefix):
+            raise NeedChoice(options)
+        k = self.prefix[self.used]
+        self.used += 1
+        return k
+
     def seat(self, r):
         """A customer of restaurant r: an occupied table (in label order) or a new one, the last option."""
         labels = sorted(r.tables)
@@ -183,6 +192,15 @@ class Run:
             return self.seat(self.env[e[1]])
         if kind == "+":
             return self.eval(e[1], scope) + self.eval(e[2], scope)
+        if kind == "binomial":
+            n, p = self.eval(e[1], scope), self.eval(e[2], scope)
+            k = self.outcome(n + 1)
+            self.logw += math.log(math.comb(n, k)) + k * math.log(p) + (n - k) * math.log(1 - p)
+            return k
+        if kind == "uniform_discrete":
+            lo, hi = self.eval(e[1], scope), self.eval(e[2], scope)
+            self.logw -= math.log(hi - lo)
+            return lo + self.outcome(hi - lo)
         if kind == "call":
             proc = self.model.procs[e[1]]
             arg = self.eval(e[2], scope)
@@ -334,6 +352,7 @@ def generate(seed):
         return generate_restaurant(rnd)
     m = Model()
     coins = []  # names of boolean assumes defined so far
+    counts = []  # names of count assumes (binomial, uniform_discrete), read by the observations' means
 
     def prob():
         return round(rnd.choice([0.2, 0.3, 0.5, 0.6, 0.8]) + rnd.uniform(-0.05, 0.05), 3)
@@ -364,6 +383,8 @@ def generate(seed):
         base = ("if", boolean(1), ("const", round(rnd.uniform(-1, 1), 2)), ("const", round(rnd.uniform(-1, 1), 2)))
         if r < 0.3 and m.observed_vars:
             return ("+", ("var", rnd.choice(list(m.observed_vars))), base)
+        if r < 0.6 and counts:
+            return ("+", ("var", rnd.choice(counts)), base)
         return base
 
     def normal():
@@ -387,6 +408,19 @@ def generate(seed):
                 body = ("flip", ("const", prob())) if rnd.random() < 0.5 else \
                     ("if", ("var", rnd.choice(coins)), ("flip", ("const", prob())), ("flip", ("const", prob())))
                 m.procs[f"g{j}"] = {"param": "k", "body": body, "mem": True}
+    if rnd.random() < 0.4:  # a count choice, its probability perhaps decided by a coin; queried by one value
+        if rnd.random() < 0.6:
+            p = ("if", boolean(1), ("const", prob()), ("const", prob())) if rnd.random() < 0.5 else ("const", prob())
+            n = rnd.randint(1, 3)
+            e, v = ("binomial", ("const", n), p), rnd.randint(0, n)
+        else:
+            lo = rnd.randint(-1, 1)
+            hi = lo + rnd.randint(2, 3)
+            e, v = ("uniform_discrete", ("const", lo), ("const", hi)), rnd.randint(lo, hi - 1)
+        m.directives.append(("assume", "k0", e))
+        counts.append("k0")
+        m.directives.append(("assume", "k0q", ("=", ("var", "k0"), ("const", v))))
+        m.queries.append("k0q")
     # Observed variables: a choice in a branch (or a procedure's body), observed later, read by other observations.
     for i in range(rnd.randint(0, 2)):
         name = f"a{i}"
