@@ -70,21 +70,18 @@ std::vector<std::vector<Value>> supports(const std::vector<Node*>& principals, c
 }
 
 /// Whether the block picked by `choice` holds the same random choices now (after a candidate's regen, in the state
-/// it made). `scratch` is the caller's, reused from candidate to candidate.
-bool same_members(Trace& trace, const BlockSpec& spec, const BlockChoice& choice, std::vector<Node*>& scratch) {
+/// it made) as `before`, its principals sorted. `scratch` is the caller's, reused from candidate to candidate.
+bool same_members(Trace& trace, const BlockSpec& spec, const BlockChoice& choice, const std::vector<Node*>& before,
+                  std::vector<Node*>& scratch) {
   if (spec.scope == "default" && spec.mode != BlockSpec::Mode::kAll)
     return true;  // one choice, which no value of its own removes
   if (spec.mode == BlockSpec::Mode::kAll)
     scratch = select_block(trace, spec, /*allow_empty=*/true).principals;
   else
     random_choices_in_block(trace, spec.scope, choice.block, scratch);
-  const std::vector<Node*>& before = choice.principals;
   if (scratch.size() != before.size()) return false;
-  if (scratch.size() == 1) return scratch[0] == before[0];
-  std::vector<Node*> sorted = before;
   std::sort(scratch.begin(), scratch.end());
-  std::sort(sorted.begin(), sorted.end());
-  return scratch == sorted;
+  return scratch == before;
 }
 
 /// Every joint value of the block, in mixed-radix order (the first choice varies slowest), one after another: the
@@ -167,7 +164,8 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
   // What each candidate's regen made, detached again (one allocation for all of them).
   const std::unique_ptr<std::optional<Db>[]> made = std::make_unique<std::optional<Db>[]>(count);
   weights[at] = detach_current(trace, scaffold, rho_db) + choice.log_index_density;
-  std::vector<Node*> members;
+  std::vector<Node*> sorted_principals = choice.principals, members;
+  std::sort(sorted_principals.begin(), sorted_principals.end());
   for (size_t c = 0; c < count; ++c) {
     if (c == at) continue;
     for (size_t i = 0; i < width; ++i) scaffold.kernels[choice.principals[i]].forced = all[c * width + i];
@@ -179,7 +177,7 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
     try {
       // The same block must hold the same choices in every state it moves between, or the move from the new state
       // back would score other values: a value that adds a choice to the block (in a branch it takes) is refused.
-      block_changes = !same_members(trace, spec, choice, members);
+      block_changes = !same_members(trace, spec, choice, sorted_principals, members);
       if (!block_changes) {
         procedures = procedures || resamples_procedures(scaffold);
         // Picking this block again from the state it leads to: the number of blocks may differ there.
