@@ -158,14 +158,16 @@ bool gibbs_attempt(Trace& trace, const BlockChoice& choice, const BlockSpec& spe
     ++count;
   }
 
+  // Allocated before the detach below: running out of memory after it would leave the scaffold detached.
+  std::vector<Node*> sorted_principals = choice.principals;
+  std::sort(sorted_principals.begin(), sorted_principals.end());
   bool procedures = resamples_procedures(scaffold);  // the current values, then each candidate's
   Db rho_db(trace);
   std::vector<double> weights(count, kNegInf);
   // What each candidate's regen made, detached again (one allocation for all of them).
   const std::unique_ptr<std::optional<Db>[]> made = std::make_unique<std::optional<Db>[]>(count);
   weights[at] = detach_current(trace, scaffold, rho_db) + choice.log_index_density;
-  std::vector<Node*> sorted_principals = choice.principals, members;
-  std::sort(sorted_principals.begin(), sorted_principals.end());
+  std::vector<Node*> members;
   for (size_t c = 0; c < count; ++c) {
     if (c == at) continue;
     for (size_t i = 0; i < width; ++i) scaffold.kernels[choice.principals[i]].forced = all[c * width + i];
